@@ -1,0 +1,163 @@
+"""The ``harness`` command line: one click command per verb.
+
+Domain errors become one-line ``click`` errors with exit code 2 here and nowhere else; the library
+raises.  SIGTERM is turned into ``KeyboardInterrupt`` so an interrupted run ends as KILLED in MLflow.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from harness.config import DEFAULT_BUDGET, ConfigError, EvolveConfig
+from harness.fitness import FITNESS_CHOICES
+from harness.optimize import OPTIMIZER_CHOICES
+from harness.proposers import PROPOSER_CHOICES
+
+
+class UsageError(click.ClickException):
+    """A user-fixable error: printed as one line, exit code 2."""
+
+    exit_code = 2
+
+    def format_message(self) -> str:
+        return self.message
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from harness.lm import ModelError
+    from harness.skills import SkillError
+    from harness.tracking import TrackingError
+    from verifiers import DatasetError, UnknownVerifierError
+
+    return (ConfigError, SkillError, DatasetError, UnknownVerifierError, ModelError, TrackingError)
+
+
+class WholeNumber(click.ParamType):
+    """An integer that also accepts MLflow's float spelling of one (``60.0``): MLproject has no int type."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a whole number", param, ctx)
+        if not number.is_integer():
+            self.fail(f"{value!r} is not a whole number", param, ctx)
+        return int(number)
+
+
+WHOLE = WholeNumber()
+
+
+def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"received signal {signal.Signals(signum).name}")
+
+
+def _check_output_dir(path: str) -> None:
+    if not path:
+        return
+    target = Path(path)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=target):
+            pass
+    except OSError as exc:
+        raise UsageError(f"output folder {path} is not writable ({exc.strerror}); pass another --output-dir") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="skill-evolution-harness")
+def main() -> None:
+    """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
+
+
+@main.command()
+@click.option("--skill", default="arxiv", show_default=True, help="Skill name (folder name or frontmatter name).")
+@click.option("--fitness", type=click.Choice(FITNESS_CHOICES), default="verifier", show_default=True,
+              help="Fitness that drives the optimizer.")
+@click.option("--optimizer", type=click.Choice(OPTIMIZER_CHOICES), default="gepa", show_default=True)
+@click.option("--budget", type=WHOLE, default=DEFAULT_BUDGET, show_default=True, help="GEPA max_metric_calls.")
+@click.option("--num-cases", type=WHOLE, default=0, show_default=True, help="Tasks in the dataset; 0 = all.")
+@click.option("--seed", type=WHOLE, default=0, show_default=True)
+@click.option("--task-model", default="embedded", show_default=True,
+              help="DSPy/LiteLLM model string, or 'embedded' for the bundled SmolLM2-135M.")
+@click.option("--reflection-model", default="", help="Model for GEPA reflection; empty = none (feedback proposer).")
+@click.option("--api-base", default="", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server).")
+@click.option("--skills-dir", default="", help="Look for skills here first (then $HERMES_AGENT_REPO/skills, "
+              "then the bundled experiments/skills).")
+@click.option("--proposer", type=click.Choice(PROPOSER_CHOICES), default="auto", show_default=True,
+              help="llm = reflection model; feedback = deterministic offline proposer; auto picks.")
+@click.option("--num-threads", type=WHOLE, default=1, show_default=True, help="Evaluation threads.")
+@click.option("--max-tokens", type=WHOLE, default=128, show_default=True, help="Completion cap of the task LM.")
+@click.option("--output-dir", default="", help="Also keep the run's files here (never the skills folder).")
+@click.option("--experiment", default="", help="MLflow experiment (default skills/<skill>; ignored under "
+              "'mlflow run', which picks the experiment itself).")
+@click.option("--quiet", is_flag=True, help="Print only the summary.")
+def evolve(quiet: bool, num_cases: int, **options: Any) -> None:
+    """Evolve one skill and log the run to MLflow."""
+    from harness.console import Reporter
+    from harness.run import evolve as run_evolve
+    from harness.summary import summarize_run
+    from harness.tracking import MlflowTracker, check_tracking_store
+
+    try:
+        config = EvolveConfig(num_cases=num_cases or None, **options)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    _check_output_dir(config.output_dir)
+    reporter = Reporter(quiet=quiet)
+    _quiet_library_logs()
+    errors = _user_errors()
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    try:
+        check_tracking_store()
+        _preflight(config)
+        with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
+            result = run_evolve(config, tracker, reporter)
+        summarize_run(result, reporter)
+    except errors as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted: the MLflow run was ended as KILLED with what it had logged", err=True)
+        sys.exit(130)
+
+
+def _quiet_library_logs() -> None:
+    """DSPy logs every proposed instruction text at INFO; the console shows our own progress instead."""
+    import logging
+
+    for name in ("dspy", "gepa", "LiteLLM", "httpx"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def _preflight(config: EvolveConfig) -> None:
+    """Checks that need no run: the skill, the fitness and the dataset size (errors before a run exists)."""
+    from harness.run import resolve_fitness
+    from harness.skills import find_skill
+    from verifiers import get_verifier
+
+    skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
+    resolve_fitness(config.fitness, skill.name)
+    pool = len(get_verifier(skill.name).tasks())
+    if config.num_cases is not None and config.num_cases > pool:
+        from verifiers import DatasetError
+
+        raise DatasetError(f"num_cases={config.num_cases} is above the {pool} tasks the {skill.name} verifier has; "
+                           f"pass 3..{pool}, or 0 for all")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

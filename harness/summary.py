@@ -1,0 +1,41 @@
+"""The closing console summary of a run."""
+
+from __future__ import annotations
+
+from harness.console import Reporter
+from harness.run import RunResult
+
+
+def _fmt(value: float | None, signed: bool = False) -> str:
+    if value is None or value != value:
+        return "n/a"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def summary_rows(result: RunResult) -> list[tuple[str, str]]:
+    """``(label, value)`` rows: holdout score per grader (baseline -> evolved, delta), calls and time."""
+    m = result.metrics
+    rows: list[tuple[str, str]] = [("skill", f"{result.skill.name} ({result.skill.path})"),
+                                   ("fitness", result.fitness),
+                                   ("holdout tasks", str(len(result.splits.holdout)))]
+    for grader in ("verifier", "keyword", "judge"):
+        base, evo = m.get(f"holdout.{grader}.baseline"), m.get(f"holdout.{grader}.evolved")
+        if base is None:
+            continue
+        delta = _fmt(m.get(f"holdout.{grader}.delta"), True)
+        rows.append((f"{grader} composite", f"{_fmt(base)} → {_fmt(evo)}  (Δ {delta})"))
+        rows.append((f"{grader} correct share",
+                     f"{_fmt(m.get(f'holdout.{grader}.baseline.correct_share'))} → "
+                     f"{_fmt(m.get(f'holdout.{grader}.evolved.correct_share'))}"))
+    opt = result.optimization
+    rows.append(("GEPA", f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
+                         f"{opt.unusable_proposals}/{opt.proposals} unusable proposals"))
+    rows.append(("gates", "passed" if result.gate.passed else "rejected: " + "; ".join(result.gate.reasons)))
+    rows.append(("LM calls", f"{int(m.get('lm_calls.total', 0))}"))
+    rows.append(("wall time", f"{result.wall_time_s:.1f} s"))
+    return rows
+
+
+def summarize_run(result: RunResult, reporter: Reporter) -> None:
+    """Print the summary table and the run id."""
+    reporter.summary("skill evolution run", summary_rows(result), {"run id": str(result.run_id)})

@@ -1,0 +1,118 @@
+"""Deterministic offline test LMs, selected by model strings ``test/<name>``.
+
+They run through the same path as every model (a DSPy 3.4 custom engine handed to ``dspy.LM``), make
+no network connection, and answer from the registered verifiers' ground truth.  They exist for tests,
+dry runs and benchmarks; **a number produced with them says nothing about any real model**.
+
+* ``test/oracle``: answers every known task correctly, in one short sentence.
+* ``test/wrong``: answers every known task with a confidently wrong value of the right shape.
+* ``test/echo``: repeats the question.
+* ``test/lessons``: answers correctly only when its instructions contain a lessons section (the text the
+  ``feedback`` proposer adds), else like ``test/wrong``; it lets tests watch an optimizer change a skill.
+* ``test/noisy``: answers correctly with probability 1/2, decided by a hash of (seed, question, a
+  per-call counter), so repeated runs differ like a sampling LM; for A/A tests.
+* ``test/sleepy-<ms>``: ``test/oracle`` after sleeping ``<ms>`` milliseconds per call (thread speed-ups).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import threading
+import time
+from typing import Any
+
+from harness.proposers import LESSONS_HEADING
+from verifiers import Task, available_verifiers, get_verifier
+
+PREFIX = "test/"
+
+
+def is_test_model(model: str) -> bool:
+    """Whether ``model`` names one of the offline test LMs."""
+    return model.startswith(PREFIX)
+
+
+def _pool() -> dict[str, Task]:
+    return {t.question: t for name in available_verifiers() for t in get_verifier(name).tasks()}
+
+
+def _wrong(task: Task) -> str:
+    if task.kind == "id":
+        return "9912.00001"
+    if task.kind == "year":
+        return "1999"
+    if task.kind == "author":
+        return "Zzyzx Nobody"
+    return "A Survey of Nothing in Particular"
+
+
+class ScriptedEngine:
+    """A DSPy custom engine answering by rule (see the module docstring).
+
+    Args:
+        name: one of oracle, wrong, echo, lessons, noisy, sleepy-<ms>.
+        seed: seed of the ``noisy`` model.
+    Raises:
+        ValueError: an unknown name.
+    """
+
+    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy")
+
+    def __init__(self, name: str, seed: int = 0) -> None:
+        self.delay_s = 0.0
+        if name.startswith("sleepy-"):
+            self.delay_s = int(name.split("-", 1)[1]) / 1000.0
+            name = "oracle"
+        if name not in self.NAMES:
+            raise ValueError(f"unknown test model test/{name}; known: "
+                             + ", ".join(f"test/{n}" for n in self.NAMES) + ", test/sleepy-<ms>")
+        self.name = name
+        self.seed = seed
+        self.calls = 0
+        self._counter = itertools.count()
+        self._lock = threading.Lock()
+        self._tasks: dict[str, Task] | None = None
+
+    def answer(self, system: str, user: str) -> str:
+        """The reply to one (system, user) pair."""
+        if self._tasks is None:
+            self._tasks = _pool()
+        task = self._tasks.get(user)
+        if self.name == "echo" or task is None:
+            return user
+        right = task.answer
+        if self.name == "oracle":
+            return f"The answer is {right}."
+        if self.name == "lessons":
+            return f"The answer is {right}." if LESSONS_HEADING in system else f"The answer is {_wrong(task)}."
+        if self.name == "noisy":
+            n = next(self._counter)
+            digest = hashlib.sha256(f"{self.seed}|{user}|{n}".encode()).digest()
+            return f"The answer is {right if digest[0] % 2 == 0 else _wrong(task)}."
+        return f"The answer is {_wrong(task)}."
+
+    def complete(self, request: Any) -> Any:
+        """``dspy.lm15.Request`` -> ``dspy.lm15.Response`` (usage counts whitespace tokens)."""
+        from dspy.lm15 import Message, Response, TextPart, Usage
+
+        system = request.system if isinstance(request.system, str) else "".join(
+            getattr(p, "text", "") for p in (request.system or ()))
+        user = request.messages[-1].text or ""
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        text = self.answer(system, user)
+        with self._lock:
+            self.calls += 1
+        return Response(id=None, model=f"{PREFIX}{self.name}", message=Message.assistant([TextPart(text)]),
+                        finish_reason="stop",
+                        usage=Usage(input_tokens=len((system + user).split()), output_tokens=len(text.split())))
+
+    def stream(self, request: Any) -> Any:
+        """One completed response as stream events."""
+        from dspy.lm15 import response_to_events
+
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        """Nothing to release."""
