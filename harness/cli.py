@@ -77,7 +77,23 @@ def _check_output_dir(path: str) -> None:
         raise UsageError(f"output folder {path} is not writable ({exc.strerror}); pass another --output-dir") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """A click group whose usage errors are one line (``Error: ...``) with exit code 2, no usage dump."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            rv = super().main(*args, **kwargs)
+        except click.ClickException as exc:
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="skill-evolution-harness")
 def main() -> None:
     """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
@@ -122,8 +138,8 @@ def evolve(quiet: bool, num_cases: int, **options: Any) -> None:
     errors = _user_errors()
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     try:
-        check_tracking_store()
         _preflight(config)
+        check_tracking_store()
         with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
             result = run_evolve(config, tracker, reporter)
         summarize_run(result, reporter)
@@ -144,13 +160,12 @@ def _quiet_library_logs() -> None:
 
 def _preflight(config: EvolveConfig) -> None:
     """Checks that need no run: the skill, the fitness and the dataset size (errors before a run exists)."""
-    from harness.run import resolve_fitness
+    from harness.run import dataset_verifier, resolve_fitness
     from harness.skills import find_skill
-    from verifiers import get_verifier
 
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
     resolve_fitness(config.fitness, skill.name)
-    pool = len(get_verifier(skill.name).tasks())
+    pool = len(dataset_verifier(skill.name).tasks())
     if config.num_cases is not None and config.num_cases > pool:
         from verifiers import DatasetError
 

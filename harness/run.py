@@ -28,7 +28,7 @@ from harness.proposers import FeedbackProposer
 from harness.skills import Skill, find_skill
 from harness.tracking import Tracker
 from harness.usage import UsageCounter
-from verifiers import Splits, Verifier, get_verifier, has_verifier
+from verifiers import Splits, UnknownVerifierError, Verifier, available_verifiers, get_verifier, has_verifier
 
 
 @dataclass
@@ -60,6 +60,20 @@ def resolve_fitness(fitness: str, skill_name: str) -> str:
     return fitness
 
 
+def dataset_verifier(skill_name: str) -> Verifier:
+    """The verifier whose tasks make the dataset for ``skill_name``.
+
+    Raises:
+        UnknownVerifierError: no verifier is registered for the skill (tasks come from verifiers).
+    """
+    if not has_verifier(skill_name):
+        raise UnknownVerifierError(
+            f"no dataset for skill {skill_name!r}: tasks come from a registered verifier and none is registered "
+            f"for it (registered: {', '.join(available_verifiers())}); register one with "
+            f"@register_verifier({skill_name!r}) or the entry point group skill_evolution_harness.verifiers")
+    return get_verifier(skill_name)
+
+
 def build_grader(fitness: str, verifier: Verifier) -> Grader:
     """The grader that drives optimisation for ``fitness`` (``keyword`` or ``verifier``).
 
@@ -86,6 +100,7 @@ def unified_diff(before: str, after: str, name: str) -> str:
 
 def _params(config: EvolveConfig, skill: Skill, fitness: str, proposer: str, splits: Splits) -> dict[str, Any]:
     params: dict[str, Any] = {k: v for k, v in asdict(config).items() if k != "dry_run"}
+    params["num_cases"] = config.num_cases or 0  # as the CLI option says it: 0 = all
     params.update({
         "fitness_resolved": fitness, "proposer_resolved": proposer, "skill_path": str(skill.path),
         "skill_name": skill.name, "baseline_sha256": skill.sha256, "dataset_digest": splits.digest(),
@@ -142,7 +157,7 @@ def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunRes
     started = time.perf_counter()
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
     fitness = resolve_fitness(config.fitness, skill.name)
-    verifier = get_verifier(skill.name)
+    verifier = dataset_verifier(skill.name)
     proposer = config.resolved_proposer()
     splits = verifier.build_dataset(config.num_cases, config.seed)
     reporter.phase(f"skill {skill.name} from {skill.path} · fitness {fitness} · optimizer {config.optimizer} "

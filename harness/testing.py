@@ -12,6 +12,11 @@ dry runs and benchmarks; **a number produced with them says nothing about any re
 * ``test/noisy``: answers correctly with probability 1/2, decided by a hash of (seed, question, a
   per-call counter), so repeated runs differ like a sampling LM; for A/A tests.
 * ``test/sleepy-<ms>``: ``test/oracle`` after sleeping ``<ms>`` milliseconds per call (thread speed-ups).
+* ``test/judge``: answers judge prompts (:func:`harness.judge.judge_request`) with a well-formed judgement:
+  correctness 1 when the task's ground-truth answer appears in the graded output (case-insensitive), else 0;
+  procedure 1 for a non-empty output; conciseness 1 up to 25 words, else 0.5.  A judge prompt for a task
+  without ground truth, or any other prompt, gets an unparseable reply.
+* ``test/judge-garbage``: replies to every prompt with unparseable text (an unscored judge).
 """
 
 from __future__ import annotations
@@ -47,17 +52,40 @@ def _wrong(task: Task) -> str:
     return "A Survey of Nothing in Particular"
 
 
+_GARBAGE = "I cannot judge this; it looks fine-ish overall, maybe a seven."
+
+
+def _judgement(user: str, tasks: dict[str, Task]) -> str:
+    """``test/judge``'s reply to a judge prompt (see the module docstring)."""
+    from harness.judge import OUTPUT_CLOSE, OUTPUT_OPEN, TASK_CLOSE, TASK_OPEN
+
+    start = user.find(TASK_OPEN)
+    end = user.find(TASK_CLOSE, start)
+    out_start = user.find(OUTPUT_OPEN, end)
+    out_end = user.rfind(OUTPUT_CLOSE)
+    task = tasks.get(user[start + len(TASK_OPEN):end].strip()) if -1 < start < end else None
+    if task is None or not end < out_start < out_end:
+        return _GARBAGE
+    output = user[out_start + len(OUTPUT_OPEN):out_end].strip()
+    correct = task.answer.lower() in output.lower()
+    procedure = 1.0 if output else 0.0
+    conciseness = 1.0 if len(output.split()) <= 25 else 0.5
+    verdict = "states" if correct else "does not state"
+    return (f"correctness: {1.0 if correct else 0.0}\nprocedure: {procedure}\nconciseness: {conciseness}\n"
+            f"feedback: The output {verdict} the expected answer {task.answer}.")
+
+
 class ScriptedEngine:
     """A DSPy custom engine answering by rule (see the module docstring).
 
     Args:
-        name: one of oracle, wrong, echo, lessons, noisy, sleepy-<ms>.
+        name: one of oracle, wrong, echo, lessons, noisy, judge, judge-garbage, sleepy-<ms>.
         seed: seed of the ``noisy`` model.
     Raises:
         ValueError: an unknown name.
     """
 
-    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy")
+    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy", "judge", "judge-garbage")
 
     def __init__(self, name: str, seed: int = 0) -> None:
         self.delay_s = 0.0
@@ -78,6 +106,8 @@ class ScriptedEngine:
         """The reply to one (system, user) pair."""
         if self._tasks is None:
             self._tasks = _pool()
+        if self.name.startswith("judge"):
+            return _judgement(user, self._tasks) if self.name == "judge" else _GARBAGE
         task = self._tasks.get(user)
         if self.name == "echo" or task is None:
             return user

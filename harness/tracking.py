@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
@@ -83,12 +84,22 @@ def check_tracking_store(tracking_uri: str | None = None) -> str:
     import mlflow
 
     uri = tracking_uri or mlflow.get_tracking_uri()
+    # probe once, quickly: MLflow's default HTTP policy retries for minutes before giving up
+    probe_env = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0", "MLFLOW_HTTP_REQUEST_TIMEOUT": "10"}
+    saved = {k: os.environ.get(k) for k in probe_env}
+    os.environ.update(probe_env)
     try:
         mlflow.MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
     except Exception as exc:  # any client failure means the store is unusable
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise TrackingError(f"tracking store {uri} cannot be used: {first[:300]}. "
                             "Set MLFLOW_TRACKING_URI to a reachable server or a writable sqlite:/// path") from None
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     return uri
 
 
@@ -139,15 +150,25 @@ class MlflowTracker:
             mlflow.end_run(status)
 
     def log_params(self, params: Mapping[str, Any]) -> None:
-        """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead."""
+        """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead.
+
+        Under ``mlflow run`` the project's parameters are already logged (shell-quoted: ``''`` for an
+        empty value); a key logged with the same value is left alone, and a key whose earlier value
+        differs (``20.0`` vs ``20``) is logged as ``harness.<key>``, since MLflow forbids changing a param.
+        """
         import mlflow
 
+        existing = mlflow.get_run(self.run_id).data.params if self.run_id else {}
         short: dict[str, str] = {}
         for key, value in params.items():
             text = "" if value is None else str(value)
             if len(text) > MAX_PARAM_CHARS:
                 mlflow.log_text(text, f"params/{key}.txt")
                 text = f"(long value: artifact params/{key}.txt)"
+            if key in existing:
+                if existing[key] in (text, shlex.quote(text)):
+                    continue
+                key = f"harness.{key}"
             short[key] = text
         mlflow.log_params(short)
 

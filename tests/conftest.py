@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,11 +12,22 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-@pytest.fixture
-def mlflow_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A fresh sqlite tracking store in ``tmp_path``; yields its URI."""
+@pytest.fixture(scope="session")
+def _migrated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty sqlite store with MLflow's tables created once (migrations take seconds per database)."""
     import mlflow
 
+    path = tmp_path_factory.mktemp("template") / "mlflow.db"
+    mlflow.MlflowClient(tracking_uri=f"sqlite:///{path}").search_experiments()
+    return path
+
+
+@pytest.fixture
+def mlflow_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _migrated_store: Path) -> Iterator[str]:
+    """A fresh sqlite tracking store in ``tmp_path`` (a copy of the migrated template); yields its URI."""
+    import mlflow
+
+    shutil.copy(_migrated_store, tmp_path / "mlflow.db")
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
     monkeypatch.delenv("MLFLOW_RUN_ID", raising=False)

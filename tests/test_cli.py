@@ -1,0 +1,97 @@
+"""The CLI: options map to the config, user errors are one line with exit code 2 and leave no run behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import mlflow
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+
+NOTES_SKILL = "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n\nWrite short notes.\n"
+
+
+@pytest.fixture
+def notes_dir(tmp_path: Path) -> Path:
+    skill = tmp_path / "skills" / "notes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(NOTES_SKILL, encoding="utf-8")
+    return tmp_path / "skills"
+
+
+def _invoke(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(main, args)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--fitness", "fuzzy"], "'fuzzy' is not one of"),
+        (["--optimizer", "adam"], "Invalid value for '--optimizer': 'adam'"),
+        (["--num-cases", "2"], "num_cases=2"),
+        (["--num-cases", "69"], "num_cases=69 is above the 68 tasks"),
+        (["--budget", "0"], "budget=0"),
+        (["--budget", "1.5"], "not a whole number"),
+        (["--skill", "../../etc"], "invalid skill name"),
+        (["--skill", "a/b"], "invalid skill name"),
+        (["--skill", "nosuch"], "not found"),
+        (["--proposer", "llm"], "reflection model"),
+        (["--output-dir", "/proc/nope/x"], "not writable"),
+    ],
+)
+def test_user_errors_are_one_line_exit_2(args: list[str], needle: str, mlflow_store: str) -> None:
+    code, output = _invoke(["evolve", "--task-model", "test/oracle", *args])
+    assert code == 2, output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), output  # checked before any store is touched
+    assert needle in lines[0]
+    assert "Traceback" not in output
+    assert mlflow.search_runs(search_all_experiments=True).empty  # no half-created run
+
+
+def test_verifier_fitness_for_skill_without_verifier(notes_dir: Path, mlflow_store: str) -> None:
+    code, output = _invoke(["evolve", "--skills-dir", str(notes_dir), "--skill", "notes", "--fitness", "verifier"])
+    assert code == 2
+    assert "no verifier is registered for skill 'notes'" in output
+    assert mlflow.search_runs(search_all_experiments=True).empty
+
+
+def test_keyword_fitness_for_skill_without_dataset(notes_dir: Path, mlflow_store: str) -> None:
+    code, output = _invoke(["evolve", "--skills-dir", str(notes_dir), "--skill", "notes", "--fitness", "keyword"])
+    assert code == 2
+    assert "no dataset for skill 'notes'" in output
+
+
+def test_unreachable_tracking_uri(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:9")
+    code, output = _invoke(["evolve", "--task-model", "test/oracle"])
+    assert code == 2
+    assert "tracking store http://127.0.0.1:9 cannot be used" in output
+
+
+def test_successful_run_prints_summary_and_run_id(mlflow_store: str) -> None:
+    code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8", "--budget", "8", "--quiet"])
+    assert code == 0, output
+    runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
+    assert len(runs) == 1 and runs.status[0] == "FINISHED"
+    assert f"run id: {runs.run_id[0]}" in output
+
+
+def test_mlflow_float_spelling_of_integers_is_accepted(mlflow_store: str) -> None:
+    code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8.0", "--budget", "8.0",
+                            "--seed", "1.0", "--quiet"])
+    assert code == 0, output
+    run = mlflow.search_runs(experiment_names=["skills/arxiv"]).iloc[0]
+    assert run["params.budget"] == "8" and run["params.num_cases"] == "8"
+
+
+def test_console_script_error_has_no_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evolve", "--budget", "0"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "Error: invalid budget=0: expected a number of metric calls of at least 1"

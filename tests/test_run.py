@@ -1,0 +1,118 @@
+"""The engine end to end with offline test LMs, with and without a tracking store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mlflow
+import pytest
+
+import harness.run as run_module
+from harness.config import EvolveConfig
+from harness.console import Reporter
+from harness.run import evolve
+from harness.skills import bundled_skills_dir
+from harness.tracking import MlflowTracker, NullTracker
+
+QUIET = Reporter(quiet=True)
+
+
+def _config(**kw: object) -> EvolveConfig:
+    base = dict(task_model="test/lessons", num_cases=20, budget=30, seed=0)
+    base.update(kw)
+    return EvolveConfig(**base)  # type: ignore[arg-type]
+
+
+def test_engine_runs_without_a_store_and_evolves_the_skill() -> None:
+    baseline = (bundled_skills_dir() / "arxiv" / "SKILL.md").read_bytes()
+    result = evolve(_config(), NullTracker(), QUIET)
+    assert result.gate.passed
+    assert result.evolved_text != result.skill.text
+    assert result.evolved_text.startswith(result.skill.frontmatter_text)  # frontmatter kept byte for byte
+    # test/lessons answers right only with a lessons section, which the feedback proposer adds
+    assert result.metrics["holdout.verifier.baseline"] == pytest.approx(0.5)
+    assert result.metrics["holdout.verifier.evolved"] == pytest.approx(1.0)
+    assert result.metrics["holdout.verifier.delta"] == pytest.approx(0.5)
+    assert result.metrics["holdout.verifier.evolved.correct_share"] == 1.0
+    assert {r.grader for r in result.rows} == {"verifier", "keyword"}
+    assert len(result.rows) == 2 * 2 * len(result.splits.holdout)
+    assert (bundled_skills_dir() / "arxiv" / "SKILL.md").read_bytes() == baseline  # never overwritten
+
+
+def test_run_logs_params_metrics_artifacts_and_datasets(mlflow_store: str) -> None:
+    config = _config()
+    with MlflowTracker(config.experiment_name()) as tracker:
+        result = evolve(config, tracker, QUIET)
+    run = mlflow.get_run(result.run_id)
+    assert run.info.status == "FINISHED"
+    assert mlflow.get_experiment(run.info.experiment_id).name == "skills/arxiv"
+    params = run.data.params
+    for key in ("skill", "fitness", "optimizer", "budget", "num_cases", "seed", "task_model", "reflection_model",
+                "skills_dir", "skill_path", "baseline_sha256", "dataset_digest", "split.trainset", "split.valset",
+                "split.holdout"):
+        assert key in params, key
+    assert params["baseline_sha256"] == result.skill.sha256
+    assert params["dataset_digest"] == result.splits.digest()
+    assert all(len(v) <= 500 for v in params.values())
+    metrics = run.data.metrics
+    for key in ("holdout.verifier.baseline", "holdout.verifier.evolved", "holdout.verifier.delta",
+                "holdout.verifier.evolved.correct_share", "holdout.keyword.delta", "lm_calls.task", "wall_time_s"):
+        assert key in metrics, key
+    history = mlflow.MlflowClient().get_metric_history(result.run_id, "gepa.best_val_score")
+    assert [m.step for m in history][0] == 0 and len(history) >= 2
+    artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(result.run_id, "skill")}
+    assert {"skill/baseline", "skill/evolved", "skill/diff.patch"} <= artifacts
+    diff = mlflow.artifacts.load_text(f"runs:/{result.run_id}/skill/diff.patch")
+    assert diff.startswith("--- a/SKILL.md") and "+## Lessons from graded answers" in diff
+    table = mlflow.load_table("holdout/holdout_table.json", run_ids=[result.run_id])
+    assert set(table.columns) >= {"task_id", "kind", "paper_id", "variant", "grader", "output", "correctness",
+                                  "well_formed", "conciseness", "composite", "feedback"}
+    assert len(table) == len(result.rows)
+    contexts = sorted(i.tags[0].value for i in run.inputs.dataset_inputs)
+    assert contexts == ["holdout", "trainset", "valset"]
+
+
+def test_long_param_goes_to_an_artifact(mlflow_store: str) -> None:
+    with MlflowTracker("skills/x") as tracker:
+        tracker.log_params({"short": "a", "long": "x" * 11_000})
+    run = mlflow.get_run(tracker.run_id)
+    assert run.data.params["short"] == "a"
+    assert "artifact" in run.data.params["long"]
+    assert mlflow.artifacts.load_text(f"runs:/{tracker.run_id}/params/long.txt") == "x" * 11_000
+
+
+def test_exception_ends_run_failed_with_error_artifact(mlflow_store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("optimizer exploded")
+
+    monkeypatch.setattr(run_module, "run_gepa", boom)
+    config = _config()
+    with pytest.raises(RuntimeError), MlflowTracker(config.experiment_name()) as tracker:
+        evolve(config, tracker, QUIET)
+    run = mlflow.get_run(tracker.run_id)
+    assert run.info.status == "FAILED"
+    assert "optimizer exploded" in mlflow.artifacts.load_text(f"runs:/{tracker.run_id}/error.txt")
+    assert "dataset_digest" in run.data.params  # what was logged before the failure stays
+
+
+def test_interrupt_ends_run_killed_keeping_what_was_logged(mlflow_store: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "run_gepa", interrupted)
+    config = _config()
+    with pytest.raises(KeyboardInterrupt), MlflowTracker(config.experiment_name()) as tracker:
+        evolve(config, tracker, QUIET)
+    run = mlflow.get_run(tracker.run_id)
+    assert run.info.status == "KILLED"
+    names = {a.path for a in mlflow.MlflowClient().list_artifacts(tracker.run_id)}
+    assert {"dataset", "skill"} <= names
+
+
+def test_output_dir_receives_run_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    evolve(_config(output_dir=str(out)), NullTracker(), QUIET)
+    assert (out / "SKILL.evolved.md").is_file()
+    assert sorted(p.name for p in (out / "dataset").iterdir()) == ["holdout.jsonl", "trainset.jsonl", "valset.jsonl"]
+    assert (out / "holdout_table.csv").is_file()
