@@ -120,6 +120,8 @@ def main() -> None:
 @click.option("--output-dir", default="", help="Also keep the run's files here (never the skills folder).")
 @click.option("--experiment", default="", help="MLflow experiment (default skills/<skill>; ignored under "
               "'mlflow run', which picks the experiment itself).")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level of the paired tests behind the verdict.")
 @click.option("--quiet", is_flag=True, help="Print only the summary.")
 def evolve(quiet: bool, num_cases: int, **options: Any) -> None:
     """Evolve one skill and log the run to MLflow."""

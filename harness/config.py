@@ -37,6 +37,7 @@ class EvolveConfig:
         max_tokens: completion cap of the task LM.
         output_dir: local folder for the run's files (dataset, evolved skill, tables); empty = temporary.
         experiment: MLflow experiment for runs not started by ``mlflow run`` (empty = ``skills/<skill>``).
+        alpha: significance level of the paired tests behind the verdict.
     """
 
     skill: str = "arxiv"
@@ -54,6 +55,7 @@ class EvolveConfig:
     max_tokens: int = 128
     output_dir: str = ""
     experiment: str = ""
+    alpha: float = 0.05
     dry_run: bool = False
 
     def __post_init__(self) -> None:
@@ -66,6 +68,7 @@ class EvolveConfig:
             (self.num_cases is None or self.num_cases >= 3, "num_cases", self.num_cases, "at least 3 (or 0 for all)"),
             (self.num_threads >= 1, "num_threads", self.num_threads, "at least 1"),
             (self.max_tokens >= 1, "max_tokens", self.max_tokens, "at least 1"),
+            (0.0 < self.alpha < 0.5, "alpha", self.alpha, "a significance level between 0 and 0.5"),
             (bool(self.task_model.strip()), "task_model", self.task_model, "a model string or 'embedded'"),
         ]
         for ok, name, value, expected in checks:

@@ -17,6 +17,7 @@ import dspy
 import pandas as pd
 
 from harness import evaluate
+from harness.assess import CLAIM_ARTIFACT, Assessment, assess
 from harness.config import EvolveConfig
 from harness.console import Reporter
 from harness.fitness import FitnessMetric, Grader, KeywordGrader, VerifierGrader
@@ -45,6 +46,7 @@ class RunResult:
     metrics: dict[str, float]
     rows: list[evaluate.HoldoutRow] = field(default_factory=list)
     wall_time_s: float = 0.0
+    assessment: Assessment | None = None
 
 
 def resolve_fitness(fitness: str, skill_name: str) -> str:
@@ -184,14 +186,20 @@ def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunRes
         (workdir / "SKILL.evolved.md").write_text(evolved_text, encoding="utf-8")
         graders: list[Grader] = [VerifierGrader(verifier), KeywordGrader()]
         rows = _grade_holdout(skill, evolved_text, splits, graders, config.num_threads, reporter)
-    metrics = evaluate.summarize(rows)
-    wall = time.perf_counter() - started
-    metrics.update({**usage.metrics(), "wall_time_s": wall, "gepa.metric_calls_total": result.metric_calls})
-    tracker.log_metrics(metrics)
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, "holdout/holdout_table.json")
     holdout.to_csv(workdir / "holdout_table.csv", index=False)
-    return RunResult(tracker.run_id, skill, fitness, splits, result, gate, evolved_text, metrics, rows, wall)
+    claim = assess(rows, gate, skill=skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
+                   seed=config.seed)
+    metrics = evaluate.summarize(rows)
+    wall = time.perf_counter() - started
+    metrics.update({**usage.metrics(), **claim.metrics(), "wall_time_s": wall,
+                    "gepa.metric_calls_total": result.metric_calls})
+    tracker.log_metrics(metrics)
+    tracker.set_tags(claim.verdict.to_tags())
+    tracker.log_text(claim.report, CLAIM_ARTIFACT)
+    return RunResult(tracker.run_id, skill, fitness, splits, result, gate, evolved_text, metrics, rows, wall,
+                     claim)
 
 
 def _optimize(config: EvolveConfig, skill: Skill, metric: FitnessMetric, splits: Splits, settings: GepaSettings,

@@ -31,6 +31,10 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     rows.append(("GEPA", f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
                          f"{opt.unusable_proposals}/{opt.proposals} unusable proposals"))
     rows.append(("gates", "passed" if result.gate.passed else "rejected: " + "; ".join(result.gate.reasons)))
+    if result.assessment is not None:
+        verdict = result.assessment.verdict
+        rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
+        rows.extend(("disagreement", d) for d in verdict.disagreements)
     rows.append(("LM calls", f"{int(m.get('lm_calls.total', 0))}"))
     rows.append(("wall time", f"{result.wall_time_s:.1f} s"))
     return rows

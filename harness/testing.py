@@ -17,12 +17,19 @@ dry runs and benchmarks; **a number produced with them says nothing about any re
   procedure 1 for a non-empty output; conciseness 1 up to 25 words, else 0.5.  A judge prompt for a task
   without ground truth, or any other prompt, gets an unparseable reply.
 * ``test/judge-garbage``: replies to every prompt with unparseable text (an unscored judge).
+* ``test/proposer``: a prompt model for optimizers that ask through DSPy's ChatAdapter (MIPROv2's grounded
+  proposer): it fills every output field its system message lists (``Your output fields are:``).  A field
+  whose name contains ``instruction`` gets the request's ``basic_instruction`` (the current skill body)
+  followed by a lessons section (``LESSONS_HEADING``) holding :data:`PROPOSER_SENTENCE`, so ``test/lessons``
+  answers right under it (a mechanical check that an optimizer adopts a proposal, not a finding); every
+  other field gets a fixed sentence.  A request that lists no output fields is echoed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 import threading
 import time
 from typing import Any
@@ -54,6 +61,34 @@ def _wrong(task: Task) -> str:
 
 _GARBAGE = "I cannot judge this; it looks fine-ish overall, maybe a seven."
 
+#: sentence ``test/proposer`` adds (under the lessons heading) to the instruction it is asked to improve
+PROPOSER_SENTENCE = "Give only the answer, with no other words."
+_FIELD_LINE = re.compile(r"^\d+\. `(\w+)`", re.M)
+
+
+def _chat_field(user: str, name: str) -> str:
+    """The value of input field ``name`` in a ChatAdapter user message (``""`` when absent)."""
+    _, sep, tail = user.partition(f"[[ ## {name} ## ]]\n")
+    if not sep:
+        return ""
+    return re.split(r"\n\n(?:\[\[ ## |Respond with the corresponding output fields)", tail, maxsplit=1)[0].strip()
+
+
+def _proposal(system: str, user: str) -> str:
+    """``test/proposer``'s reply (see the module docstring)."""
+    _, sep, tail = system.partition("Your output fields are:")
+    names = _FIELD_LINE.findall(tail.split("All interactions will be structured", 1)[0]) if sep else []
+    if not names:
+        return user
+    parts = []
+    for name in names:
+        if "instruction" in name:
+            value = f"{_chat_field(user, 'basic_instruction')}\n\n{LESSONS_HEADING}\n- {PROPOSER_SENTENCE}".lstrip()
+        else:
+            value = f"A scripted {name.replace('_', ' ')} from the offline test proposer."
+        parts.append(f"[[ ## {name} ## ]]\n{value}")
+    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
 
 def _judgement(user: str, tasks: dict[str, Task]) -> str:
     """``test/judge``'s reply to a judge prompt (see the module docstring)."""
@@ -79,13 +114,13 @@ class ScriptedEngine:
     """A DSPy custom engine answering by rule (see the module docstring).
 
     Args:
-        name: one of oracle, wrong, echo, lessons, noisy, judge, judge-garbage, sleepy-<ms>.
+        name: one of oracle, wrong, echo, lessons, noisy, judge, judge-garbage, proposer, sleepy-<ms>.
         seed: seed of the ``noisy`` model.
     Raises:
         ValueError: an unknown name.
     """
 
-    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy", "judge", "judge-garbage")
+    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy", "judge", "judge-garbage", "proposer")
 
     def __init__(self, name: str, seed: int = 0) -> None:
         self.delay_s = 0.0
@@ -108,6 +143,8 @@ class ScriptedEngine:
             self._tasks = _pool()
         if self.name.startswith("judge"):
             return _judgement(user, self._tasks) if self.name == "judge" else _GARBAGE
+        if self.name == "proposer":
+            return _proposal(system, user)
         task = self._tasks.get(user)
         if self.name == "echo" or task is None:
             return user

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import time
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
@@ -106,48 +107,86 @@ def check_tracking_store(tracking_uri: str | None = None) -> str:
 class MlflowTracker:
     """Open (or resume) one MLflow run; see the module docstring for the status rules.
 
+    All calls go through ``MlflowClient`` with this run's id, never through the fluent "active run", so
+    child runs, threads and processes cannot log into each other's runs.
+
     Args:
         experiment_name: used when no run was created for us by ``mlflow run``.
         run_name: display name of a new run.
         tags: tags set on the run at start.
+        parent_run_id: make a new child run of this run (tag ``mlflow.parentRunId``, the parent's
+            experiment); ``MLFLOW_RUN_ID`` from the environment is then ignored, so a child never
+            writes into the parent that ``mlflow run`` created.
+        tracking_uri: the store (default: MLflow's current tracking URI).
     """
 
-    def __init__(self, experiment_name: str, run_name: str | None = None,
-                 tags: Mapping[str, str] | None = None) -> None:
+    def __init__(self, experiment_name: str, run_name: str | None = None, tags: Mapping[str, str] | None = None,
+                 parent_run_id: str | None = None, tracking_uri: str | None = None) -> None:
         self.experiment_name = experiment_name
         self.run_name = run_name
         self.tags = dict(tags or {})
+        self.parent_run_id = parent_run_id
+        self.tracking_uri = tracking_uri
         self.run_id: str | None = None
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """The ``mlflow.MlflowClient`` of this tracker."""
+        if self._client is None:
+            import mlflow
+
+            self._client = mlflow.MlflowClient(tracking_uri=self.tracking_uri)
+        return self._client
+
+    def _experiment_id(self) -> str:
+        experiment = self.client.get_experiment_by_name(self.experiment_name)
+        if experiment is not None:
+            return experiment.experiment_id
+        try:
+            return self.client.create_experiment(self.experiment_name)
+        except Exception:  # created meanwhile by a concurrent process
+            experiment = self.client.get_experiment_by_name(self.experiment_name)
+            if experiment is None:
+                raise
+            return experiment.experiment_id
 
     def __enter__(self) -> MlflowTracker:
-        import mlflow
+        from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
 
-        if os.environ.get("MLFLOW_RUN_ID"):
-            run = mlflow.start_run(run_id=os.environ["MLFLOW_RUN_ID"])
+        env_run = os.environ.get("MLFLOW_RUN_ID")
+        tags = dict(self.tags)
+        if self.parent_run_id:
+            experiment_id = self.client.get_run(self.parent_run_id).info.experiment_id
+            tags[MLFLOW_PARENT_RUN_ID] = self.parent_run_id
+        elif env_run:
+            self.run_id = env_run
+            self.client.update_run(env_run, status="RUNNING")
+            if tags:
+                self.set_tags(tags)
+            return self
         else:
-            mlflow.set_experiment(self.experiment_name)
-            run = mlflow.start_run(run_name=self.run_name)
+            experiment_id = self._experiment_id()
+        if self.run_name:
+            tags[MLFLOW_RUN_NAME] = self.run_name
+        run = self.client.create_run(experiment_id, tags=tags, run_name=self.run_name)
         self.run_id = run.info.run_id
-        if self.tags:
-            mlflow.set_tags(self.tags)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        import mlflow
-
         if exc_type is None:
-            mlflow.end_run("FINISHED")
+            self.client.set_terminated(self.run_id, "FINISHED")
             return
         interrupted = issubclass(exc_type, (KeyboardInterrupt, SystemExit))
         status = "KILLED" if interrupted else "FAILED"
         try:
             text = "".join(traceback.format_exception(exc_type, exc, tb))
-            mlflow.log_text(text, "error.txt")
-            mlflow.set_tags({"run.outcome": status.lower(),
-                             "run.error": (str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
+            self.log_text(text, "error.txt")
+            self.set_tags({"run.outcome": status.lower(),
+                           "run.error": (str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
         finally:
-            mlflow.end_run(status)
+            self.client.set_terminated(self.run_id, status)
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead.
@@ -156,63 +195,60 @@ class MlflowTracker:
         empty value); a key logged with the same value is left alone, and a key whose earlier value
         differs (``20.0`` vs ``20``) is logged as ``harness.<key>``, since MLflow forbids changing a param.
         """
-        import mlflow
+        from mlflow.entities import Param
 
-        existing = mlflow.get_run(self.run_id).data.params if self.run_id else {}
-        short: dict[str, str] = {}
+        existing = self.client.get_run(self.run_id).data.params
+        batch: list[Param] = []
         for key, value in params.items():
             text = "" if value is None else str(value)
             if len(text) > MAX_PARAM_CHARS:
-                mlflow.log_text(text, f"params/{key}.txt")
+                self.log_text(text, f"params/{key}.txt")
                 text = f"(long value: artifact params/{key}.txt)"
             if key in existing:
                 if existing[key] in (text, shlex.quote(text)):
                     continue
                 key = f"harness.{key}"
-            short[key] = text
-        mlflow.log_params(short)
+            batch.append(Param(key, text))
+        if batch:
+            self.client.log_batch(self.run_id, params=batch)
 
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
         """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway)."""
-        import mlflow
+        from mlflow.entities import Metric
 
-        finite = {k: float(v) for k, v in metrics.items() if v == v}
-        if finite:
-            mlflow.log_metrics(finite, step=step)
+        now = int(time.time() * 1000)
+        batch = [Metric(k, float(v), now, step or 0) for k, v in metrics.items() if v == v]
+        if batch:
+            self.client.log_batch(self.run_id, metrics=batch)
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
         """Set tags on the run."""
-        import mlflow
+        from mlflow.entities import RunTag
 
-        mlflow.set_tags(dict(tags))
+        self.client.log_batch(self.run_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
 
     def log_text(self, text: str, artifact_file: str) -> None:
         """Log ``text`` as an artifact file."""
-        import mlflow
-
-        mlflow.log_text(text, artifact_file)
+        self.client.log_text(self.run_id, text, artifact_file)
 
     def log_dict(self, data: Any, artifact_file: str) -> None:
         """Log JSON-serialisable ``data`` as an artifact file."""
-        import mlflow
-
-        mlflow.log_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), artifact_file)
+        self.log_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), artifact_file)
 
     def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None:
-        """Log ``frame`` with ``mlflow.log_table`` (shown in the UI's evaluation/table views)."""
-        import mlflow
-
-        mlflow.log_table(data=frame, artifact_file=artifact_file)
+        """Log ``frame`` with ``MlflowClient.log_table`` (shown in the UI's evaluation/table views)."""
+        self.client.log_table(self.run_id, data=frame, artifact_file=artifact_file)
 
     def log_artifacts(self, directory: Path, artifact_path: str) -> None:
         """Log every file in ``directory`` under ``artifact_path``."""
-        import mlflow
-
-        mlflow.log_artifacts(str(directory), artifact_path=artifact_path)
+        self.client.log_artifacts(self.run_id, str(directory), artifact_path=artifact_path)
 
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None:
         """Log ``frame`` as an MLflow dataset input with ``context`` (trainset / valset / holdout)."""
         import mlflow
+        from mlflow.entities import DatasetInput, InputTag
+        from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
         dataset = mlflow.data.from_pandas(frame, name=name, digest=digest)
-        mlflow.log_input(dataset, context=context)
+        entity = DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
+        self.client.log_inputs(self.run_id, datasets=[entity])

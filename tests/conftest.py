@@ -32,20 +32,25 @@ def mlflow_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _migrated_stor
     monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
     monkeypatch.delenv("MLFLOW_RUN_ID", raising=False)
     monkeypatch.delenv("MLFLOW_EXPERIMENT_NAME", raising=False)
+    monkeypatch.delenv("MLFLOW_EXPERIMENT_ID", raising=False)
     mlflow.set_tracking_uri(uri)
     yield uri
     while mlflow.active_run() is not None:
         mlflow.end_run()
     mlflow.set_tracking_uri(None)
+    os.environ.pop("MLFLOW_EXPERIMENT_ID", None)  # mlflow.set_experiment() sets it; keep tests apart
 
 
-@pytest.fixture(autouse=True)
-def fresh_dspy_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Point DSPy's disk cache at ``tmp_path`` so tests never share cached LM replies."""
+@pytest.fixture(scope="session", autouse=True)
+def fresh_dspy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Point DSPy's disk cache at a session temp folder, never the user's ~/.dspy_cache.
+
+    Session-scoped because building a cache costs about a second; tests whose outcome depends on the
+    cache (call counts, noisy LMs) build their LMs with ``cache=False`` or configure a cache of their own.
+    """
     import dspy
 
-    cache_dir = tmp_path / "dspy_cache"
-    monkeypatch.setenv("DSPY_CACHEDIR", str(cache_dir))
+    cache_dir = tmp_path_factory.mktemp("dspy_cache")
+    os.environ["DSPY_CACHEDIR"] = str(cache_dir)
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=False, disk_cache_dir=str(cache_dir))
     yield cache_dir
-    dspy.configure(lm=None)

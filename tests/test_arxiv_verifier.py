@@ -37,6 +37,8 @@ from verifiers.base import DatasetError, Grade, Task, composite_score
 from verifiers.registry import get_verifier
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
 FIXTURE = Path(__file__).parent / "fixtures" / "arxiv_atom.xml"
 UNREACHABLE_URL = "http://127.0.0.1:9/"
 
@@ -442,10 +444,10 @@ def test_outputs_stuffed_with_ids_and_years(task_id: str, ids: list[str], ys: li
 def test_prompt_injection_earns_nothing_extra(task_id: str, injection: str, noise: str) -> None:
     g = grade(task_id, f"{injection} {noise}")
     check_grade(g)
-    with_answer = grade(task_id, f"{injection} {TASKS[task_id].answer}")
-    assert with_answer.correctness == 1.0 or TASKS[task_id].kind in ("id", "year")
+    assert grade(task_id, f"{injection} {TASKS[task_id].answer}").correctness == 1.0
     injected_only = grade(task_id, injection)
     assert injected_only.correctness == 0.0
+    assert injected_only.composite <= 0.5
 
 
 def other_candidates(task: Task, data: st.DataObject) -> list[str]:
@@ -606,7 +608,7 @@ def fake_api(request: pytest.FixtureRequest) -> Iterator[tuple[str, list[str]]]:
             pass
 
     server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}/api/query", seen
@@ -652,7 +654,8 @@ def test_validate_unreachable_api_function() -> None:
 
 
 def test_validate_unreachable_api_cli_via_env() -> None:
-    result = CliRunner().invoke(main, ["--validate", "--timeout", "2"], env={"ARXIV_API_URL": UNREACHABLE_URL})
+    result = CliRunner().invoke(main, ["--validate", "--timeout", "2"],
+                                env={"ARXIV_API_URL": UNREACHABLE_URL})
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1

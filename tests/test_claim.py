@@ -19,9 +19,6 @@ STRONG_UP = [0.12, 0.2, 0.31, 0.25, 0.4, 0.18, 0.22, 0.35, 0.28, 0.15, 0.3, 0.26
 MIXED = [0.1, -0.2, 0.3, -0.05, 0.15, -0.12, 0.22, 0.08]
 
 
-@pytest.fixture(autouse=True)
-def fresh_dspy_cache() -> None:
-    """Overrides conftest's autouse fixture: these tests make no DSPy call, so skip its ~1 s cache set-up."""
 
 
 def sample(deltas: list[float], grader: str, base: float = 0.4, dropped: int = 0) -> PairedSample:

@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 def _mlflow_run(store: str, cwd: Path, *params: str, timeout: int = 900) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, MLFLOW_TRACKING_URI=store,
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    env.pop("MLFLOW_RUN_ID", None)
+    for var in ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPERIMENT_NAME"):
+        env.pop(var, None)
     args = [sys.executable, "-m", "mlflow", "run", str(REPO), "--env-manager", "local",
             "--experiment-name", "skills/arxiv"]
     for p in params:

@@ -168,14 +168,21 @@ def test_select_children_of_parent(store: str) -> None:
 
 
 def test_run_without_table_is_skipped_with_note(store: str, caplog: pytest.LogCaptureFixture) -> None:
+    import mlflow
+
     with_table = log_run("skills/arxiv")
     without = log_run("skills/arxiv", with_table=False)
+    broken = log_run("skills/arxiv", with_table=False)
+    with mlflow.start_run(run_id=broken):
+        mlflow.log_dict({"columns": ["task_id", "variant", "grader"], "data": [["t1", "baseline"]]},
+                        "holdout/holdout_table.json")
     with caplog.at_level(logging.WARNING, logger="harness.export"):
         df = holdout_table(experiment="skills/arxiv")
     assert set(df["run_id"]) == {with_table}
-    assert df.attrs["skipped_run_ids"] == [without]
-    assert len(df.attrs["notes"]) == 1 and without in df.attrs["notes"][0]
-    assert without in caplog.text
+    assert df.attrs["skipped_run_ids"] == [without, broken]
+    notes = df.attrs["notes"]
+    assert len(notes) == 2 and without in notes[0] and broken in notes[1] and "do not match" in notes[1]
+    assert without in caplog.text and broken in caplog.text
 
 
 def test_only_runs_without_tables_gives_typed_empty_frame(store: str) -> None:

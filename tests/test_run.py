@@ -40,7 +40,7 @@ def test_engine_runs_without_a_store_and_evolves_the_skill() -> None:
 
 
 def test_run_logs_params_metrics_artifacts_and_datasets(mlflow_store: str) -> None:
-    config = _config()
+    config = _config(num_cases=40)  # 10+ holdout pairs: enough for an exact test to reach p < 0.05
     with MlflowTracker(config.experiment_name()) as tracker:
         result = evolve(config, tracker, QUIET)
     run = mlflow.get_run(result.run_id)
@@ -64,12 +64,17 @@ def test_run_logs_params_metrics_artifacts_and_datasets(mlflow_store: str) -> No
     assert {"skill/baseline", "skill/evolved", "skill/diff.patch"} <= artifacts
     diff = mlflow.artifacts.load_text(f"runs:/{result.run_id}/skill/diff.patch")
     assert diff.startswith("--- a/SKILL.md") and "+## Lessons from graded answers" in diff
+    mlflow.set_experiment("skills/arxiv")
     table = mlflow.load_table("holdout/holdout_table.json", run_ids=[result.run_id])
     assert set(table.columns) >= {"task_id", "kind", "paper_id", "variant", "grader", "output", "correctness",
                                   "well_formed", "conciseness", "composite", "feedback"}
     assert len(table) == len(result.rows)
     contexts = sorted(i.tags[0].value for i in run.inputs.dataset_inputs)
     assert contexts == ["holdout", "trainset", "valset"]
+    assert run.data.tags["verdict"] == "improved"  # test/lessons is a mechanical stand-in, not a finding
+    report = mlflow.artifacts.load_text(f"runs:/{result.run_id}/claim_report.md")
+    assert "improved" in report and "holdout/holdout_table.json" in report
+    assert "stats.verifier.wilcoxon_p" in run.data.metrics and "stats.keyword.mcnemar_p" in run.data.metrics
 
 
 def test_long_param_goes_to_an_artifact(mlflow_store: str) -> None:

@@ -39,12 +39,6 @@ from harness.stats import (
     power_statement,
 )
 
-
-@pytest.fixture(autouse=True)
-def fresh_dspy_cache() -> None:
-    """Overrides conftest's autouse fixture: these tests make no DSPy call, so skip its ~1 s cache set-up."""
-
-
 # --------------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ CLI: ``python -m verifiers.arxiv --demo`` prints how sample answers are graded;
 from __future__ import annotations
 
 import re
-import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -153,8 +152,9 @@ ID_RE = re.compile(
     r"(?<![0-9])(?<![0-9]\.)([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])(?!\.[0-9])"
 )
 #: Decimal numbers (ID-shaped substrings like 2005.14165v4) are skipped; group 1 is a whole-word year.
+#: The skip branch starts only at the start of a digit run and is possessive: linear on long digit runs.
 YEAR_RE = re.compile(
-    r"[0-9]+(?:\.[0-9]+)+(?:v[0-9]+)?|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
+    r"(?<![0-9])[0-9]++(?:\.[0-9]++)++(?:v[0-9]+)?|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
 )
 #: Something title- or name-like: at least one letter in any script.
 LETTER_RE = re.compile(r"[^\W\d_]")
@@ -265,7 +265,7 @@ Verdict = tuple[float, float, str]
 
 def quote(text: str) -> str:
     """At most ``QUOTE_CHARS`` characters of ``text``, whitespace collapsed, in double quotes."""
-    snippet = " ".join(text[: QUOTE_CHARS * 4].split())
+    snippet = " ".join(text.lstrip()[: QUOTE_CHARS * 4].split())
     if len(snippet) > QUOTE_CHARS:
         snippet = snippet[: QUOTE_CHARS - 1] + "…"
     return f'"{snippet}"' if snippet else "(empty)"
