@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -99,57 +100,140 @@ def main() -> None:
     """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
 
 
-@main.command()
-@click.option("--skill", default="arxiv", show_default=True, help="Skill name (folder name or frontmatter name).")
-@click.option("--fitness", type=click.Choice(FITNESS_CHOICES), default="verifier", show_default=True,
-              help="Fitness that drives the optimizer.")
-@click.option("--optimizer", type=click.Choice(OPTIMIZER_CHOICES), default="gepa", show_default=True)
-@click.option("--budget", type=WHOLE, default=DEFAULT_BUDGET, show_default=True, help="GEPA max_metric_calls.")
-@click.option("--num-cases", type=WHOLE, default=0, show_default=True, help="Tasks in the dataset; 0 = all.")
-@click.option("--seed", type=WHOLE, default=0, show_default=True)
-@click.option("--task-model", default="embedded", show_default=True,
-              help="DSPy/LiteLLM model string, or 'embedded' for the bundled SmolLM2-135M.")
-@click.option("--reflection-model", default="", help="Model for GEPA reflection; empty = none (feedback proposer).")
-@click.option("--api-base", default="", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server).")
-@click.option("--skills-dir", default="", help="Look for skills here first (then $HERMES_AGENT_REPO/skills, "
-              "then the bundled experiments/skills).")
-@click.option("--proposer", type=click.Choice(PROPOSER_CHOICES), default="auto", show_default=True,
-              help="llm = reflection model; feedback = deterministic offline proposer; auto picks.")
-@click.option("--num-threads", type=WHOLE, default=1, show_default=True, help="Evaluation threads.")
-@click.option("--max-tokens", type=WHOLE, default=128, show_default=True, help="Completion cap of the task LM.")
-@click.option("--output-dir", default="", help="Also keep the run's files here (never the skills folder).")
-@click.option("--experiment", default="", help="MLflow experiment (default skills/<skill>; ignored under "
-              "'mlflow run', which picks the experiment itself).")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level of the paired tests behind the verdict.")
-@click.option("--quiet", is_flag=True, help="Print only the summary.")
-def evolve(quiet: bool, num_cases: int, **options: Any) -> None:
-    """Evolve one skill and log the run to MLflow."""
-    from harness.console import Reporter
-    from harness.run import evolve as run_evolve
-    from harness.summary import summarize_run
-    from harness.tracking import MlflowTracker, check_tracking_store
+def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...] = ()) -> Any:
+    """The options shared by ``evolve`` and ``compare`` (each maps 1:1 to an MLproject parameter);
+    ``exclude`` names options a command replaces with its own."""
+    options = [
+        click.option("--skill", default="arxiv", show_default=True,
+                     help="Skill name (folder name or frontmatter name)."),
+        click.option("--fitness", default=fitness_default, show_default=True, help=fitness_help),
+        click.option("--optimizer", type=click.Choice(OPTIMIZER_CHOICES), default="gepa", show_default=True),
+        click.option("--budget", type=WHOLE, default=DEFAULT_BUDGET, show_default=True,
+                     help="GEPA max_metric_calls."),
+        click.option("--num-cases", type=WHOLE, default=0, show_default=True, help="Tasks in the dataset; 0 = all."),
+        click.option("--seed", type=WHOLE, default=0, show_default=True),
+        click.option("--task-model", default="embedded", show_default=True,
+                     help="DSPy/LiteLLM model string, or 'embedded' for the bundled SmolLM2-135M."),
+        click.option("--reflection-model", default="",
+                     help="Model for GEPA reflection; empty = none (feedback proposer)."),
+        click.option("--judge-model", default="embedded", show_default=True,
+                     help="Model of the LLM judge (fitness=judge; side-by-side experiments)."),
+        click.option("--api-base", default="", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server)."),
+        click.option("--skills-dir", default="", help="Look for skills here first (then $HERMES_AGENT_REPO/skills, "
+                     "then the bundled experiments/skills)."),
+        click.option("--proposer", type=click.Choice(PROPOSER_CHOICES), default="auto", show_default=True,
+                     help="llm = reflection model; feedback = deterministic offline proposer; auto picks."),
+        click.option("--num-threads", type=WHOLE, default=1, show_default=True, help="Evaluation threads."),
+        click.option("--max-tokens", type=WHOLE, default=128, show_default=True,
+                     help="Completion cap of the task LM."),
+        click.option("--output-dir", default="", help="Also keep the run's files here (never the skills folder)."),
+        click.option("--experiment", default="", help="MLflow experiment (default skills/<skill>; ignored under "
+                     "'mlflow run', which picks the experiment itself)."),
+        click.option("--alpha", type=float, default=0.05, show_default=True,
+                     help="Significance level of the paired tests behind the verdict."),
+        click.option("--quiet", is_flag=True, help="Print only the summary."),
+    ]
 
+    def decorate(func: Any) -> Any:
+        for option in reversed(options):
+            probe = option(lambda: None)
+            if probe.__click_params__[0].name not in exclude:
+                func = option(func)
+        return func
+
+    return decorate
+
+
+def _make_config(num_cases: int, options: dict[str, Any]) -> EvolveConfig:
     try:
         config = EvolveConfig(num_cases=num_cases or None, **options)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     _check_output_dir(config.output_dir)
-    reporter = Reporter(quiet=quiet)
-    _quiet_library_logs()
+    return config
+
+
+def _guarded(work: Any) -> None:
+    """Run ``work()`` with user errors as one-line exit-2 errors and SIGTERM/Ctrl-C as an interrupt."""
     errors = _user_errors()
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    _quiet_library_logs()
     try:
-        _preflight(config)
-        check_tracking_store()
-        with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
-            result = run_evolve(config, tracker, reporter)
-        summarize_run(result, reporter)
+        work()
     except errors as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         click.echo("interrupted: the MLflow run was ended as KILLED with what it had logged", err=True)
         sys.exit(130)
+
+
+@main.command()
+@run_options("verifier", "Fitness that drives the optimizer: keyword, judge, verifier, auto, or 'all' / a comma "
+             "list for a side-by-side experiment.")
+def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
+    """Evolve one skill and log the run to MLflow (several fitness signals: a side-by-side experiment)."""
+    if fitness == "all" or "," in fitness:
+        _run_compare(quiet, num_cases, fitness, options.get("optimizer", "gepa"), 1, options)
+        return
+    if fitness not in FITNESS_CHOICES:
+        raise UsageError(f"invalid fitness={fitness!r}: expected one of {', '.join(FITNESS_CHOICES)}, or 'all'")
+    config = _make_config(num_cases, {**options, "fitness": fitness})
+
+    def work() -> None:
+        from harness.console import Reporter
+        from harness.run import evolve as run_evolve
+        from harness.summary import summarize_run
+        from harness.tracking import MlflowTracker, check_tracking_store
+
+        _preflight(config)
+        check_tracking_store()
+        with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
+            result = run_evolve(config, tracker, Reporter(quiet=quiet))
+        summarize_run(result, Reporter(quiet=quiet))
+
+    _guarded(work)
+
+
+@main.command()
+@run_options("all", "Fitness signals to compare: 'all' (keyword, judge, verifier) or a comma list.",
+             exclude=("optimizer",))
+@click.option("--optimizers", default="gepa", show_default=True, help="Comma list of optimizers to compare.")
+@click.option("--seeds", type=WHOLE, default=1, show_default=True,
+              help="Repeat each optimisation with this many seeds (child runs) on the same splits.")
+def compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int, **options: Any) -> None:
+    """Side-by-side: one parent run, one child per fitness × optimizer × seed, every child cross-graded."""
+    _run_compare(quiet, num_cases, fitness, optimizers, seeds, options)
+
+
+def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int,
+                 options: dict[str, Any]) -> None:
+    from harness.compare import ALL_FITNESS, parse_list
+
+    try:
+        fitnesses = parse_list(fitness, FITNESS_CHOICES, "fitness", ALL_FITNESS)
+        optimizer_list = parse_list(optimizers, OPTIMIZER_CHOICES, "optimizers", OPTIMIZER_CHOICES)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    options = {**options, "optimizer": optimizer_list[0]}  # children set their own
+    config = _make_config(num_cases, {**options, "fitness": fitnesses[0]})
+
+    def work() -> None:
+        from harness.compare import compare as run_compare
+        from harness.compare import plan_arms
+        from harness.console import Reporter
+        from harness.summary import summarize_compare
+        from harness.tracking import MlflowTracker, check_tracking_store
+
+        for f in fitnesses:
+            _preflight(replace(config, fitness=f))
+        plan_arms(fitnesses, optimizer_list, seeds, config.seed, config.skill)
+        check_tracking_store()
+        reporter = Reporter(quiet=quiet)
+        with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-side-by-side") as parent:
+            results = run_compare(config, fitnesses, optimizer_list, seeds, parent, reporter)
+        summarize_compare(parent.run_id, results, reporter)
+
+    _guarded(work)
 
 
 def _quiet_library_logs() -> None:
@@ -174,6 +258,15 @@ def _preflight(config: EvolveConfig) -> None:
         raise DatasetError(f"num_cases={config.num_cases} is above the {pool} tasks the {skill.name} verifier has; "
                            f"pass 3..{pool}, or 0 for all")
 
+
+def _register_commands() -> None:
+    """Commands that live in their own modules (imported here, at the CLI boundary only)."""
+    from harness.export import export_command
+
+    main.add_command(export_command)
+
+
+_register_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     os.environ.setdefault("PYTHONUNBUFFERED", "1")

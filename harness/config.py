@@ -30,6 +30,7 @@ class EvolveConfig:
         seed: seed for the dataset split, GEPA and the LMs.
         task_model / reflection_model: DSPy/LiteLLM model strings or ``embedded``; an empty
             reflection model means none (then ``proposer=auto`` picks the offline ``feedback`` proposer).
+        judge_model: the LLM judge's model (fitness=judge, and the judge column of side-by-side experiments).
         api_base: OpenAI-compatible endpoint for non-embedded models.
         skills_dir: where to look for skills first (else $HERMES_AGENT_REPO/skills, then bundled).
         proposer: auto | llm | feedback.
@@ -48,6 +49,7 @@ class EvolveConfig:
     seed: int = 0
     task_model: str = "embedded"
     reflection_model: str = ""
+    judge_model: str = "embedded"
     api_base: str = ""
     skills_dir: str = ""
     proposer: str = "auto"

@@ -85,11 +85,15 @@ def grade(outputs: Sequence[Output], graders: Sequence[Grader], variant: str) ->
     rows = []
     for out in outputs:
         for grader in graders:
-            g = grader.grade(out.task, out.text)
+            try:
+                g = grader.grade(out.task, out.text)
+                reason = "" if g else f"unscored by {grader.name}"
+            except Exception as exc:  # a grader's LM failing on one output leaves that grade unscored, with why
+                g, reason = None, f"unscored by {grader.name}: {type(exc).__name__}: {exc}"
             nan = float("nan")
             values = tuple(float(v) for v in (g.correctness, g.well_formed, g.conciseness, g.composite)) if g \
                 else (nan, nan, nan, nan)
-            feedback = g.feedback if g else f"unscored by {grader.name}"
+            feedback = g.feedback if g else reason
             rows.append(HoldoutRow(out.task.task_id, out.task.kind, out.task.group, variant, grader.name,
                                    out.text, *values, feedback=feedback, error=out.error))
     return rows

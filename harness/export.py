@@ -445,15 +445,15 @@ def holdout_pivot(table: pd.DataFrame) -> pd.DataFrame:
     for score in SCORE_COLUMNS:
         if score in values:
             wide[f"{score}_delta"] = wide[f"{score}_evolved"] - wide[f"{score}_baseline"]
-    ordered = [f"{s}_{suffix}" for s in SCORE_COLUMNS if s in values for suffix in (*variants, "delta")]
-    ordered += [f"{t}_{v}" for t in ("output", "feedback", "error") if t in values for v in variants]
+    score_columns = [f"{s}_{suffix}" for s in SCORE_COLUMNS if s in values for suffix in (*variants, "delta")]
+    text_columns = [f"{t}_{v}" for t in ("output", "feedback", "error") if t in values for v in variants]
+    ordered = score_columns + text_columns
 
     first = deduped.drop_duplicates(keys, keep="first").set_index(keys)[descriptors]
     out = first.join(wide[ordered], how="inner").reset_index()
     out = out[[*[c for c in RUN_COLUMNS if c in out.columns],
                *[c for c in ("task_id", "kind", "paper_id", "grader") if c in out.columns], *ordered]]
-    for column in ordered:
-        out[column] = out[column].astype("float64" if column.rsplit("_", 1)[0] in SCORE_COLUMNS else "string")
+    out = out.astype({**dict.fromkeys(score_columns, "float64"), **dict.fromkeys(text_columns, "string")})
     out.attrs = {"notes": [*table.attrs.get("notes", []), *notes]}
     return out
 
@@ -584,6 +584,9 @@ def export_command(experiment: str | None, run_ids: tuple[str, ...], parent_run_
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     for note in frame.attrs.get("notes", []):
         click.echo(f"note: {note}", err=True)
+    if summary:
+        click.echo(f"{len(frame)} rows (one per run) -> {path}")
+        return
     skipped = len(frame.attrs.get("skipped_run_ids", []))
     runs = frame.attrs.get("run_count", 0)
     click.echo(f"{len(frame)} rows from {runs} runs ({skipped} skipped without a holdout table) -> {path}")

@@ -9,6 +9,7 @@ model string goes to DSPy's own engines (lm15 / LiteLLM), with an optional OpenA
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import threading
 from dataclasses import dataclass
@@ -129,12 +130,24 @@ _ENGINES: dict[tuple[str, int], LlamaCppEngine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
+def close_embedded_engines() -> None:
+    """Free every embedded llama.cpp context (registered with ``atexit``: freeing it during interpreter
+    teardown, after llama-cpp-python's own module globals are gone, raises in its finalizer)."""
+    with _ENGINES_LOCK:
+        engines = list(_ENGINES.values())
+        _ENGINES.clear()
+    for engine in engines:
+        engine.close()
+
+
 def embedded_engine(seed: int = 0) -> LlamaCppEngine:
     """The process-wide embedded engine for ``seed`` (the 100 MB model is loaded once)."""
     path = embedded_model_path()
     with _ENGINES_LOCK:
         key = (str(path), seed)
         if key not in _ENGINES:
+            if not _ENGINES:
+                atexit.register(close_embedded_engines)
             _ENGINES[key] = LlamaCppEngine(path, seed=seed)
         return _ENGINES[key]
 

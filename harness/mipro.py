@@ -17,6 +17,8 @@ How it is fitted to this harness:
   (MIPROv2's own default).  The task model is always ``dspy.settings.lm``.
 * **Budget** (metric calls, as GEPA's ``max_metric_calls``) -> ``num_trials`` / ``num_candidates`` /
   minibatching with ``auto=None``: see :func:`plan_miprov2`.
+* **Progress** comes from DSPy callbacks on each ``Evaluate`` call (MIPROv2's ``track_stats`` attaches its
+  trial logs only at the end, with rounded percentages), so ``on_point`` sees every trial as it ends.
 * **No silent fallback.**  MIPROv2 on its own would log and score 0 a failed evaluation, drop the
   dataset summary or program description when the prompt model fails, and skip failed bootstrap
   examples.  Here the first exception raised by the metric, the task program, any DSPy module the
@@ -26,6 +28,7 @@ How it is fitted to this harness:
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -108,10 +111,10 @@ class MiproPlan:
         minibatch: whether trials are scored on minibatches (with periodic full-valset evaluations).
         minibatch_size: examples per minibatch trial (the valset size when ``minibatch`` is False).
         minibatch_full_eval_steps: minibatch trials between full-valset evaluations.
-        bootstrap_calls: expected metric calls of bootstrapping the proposer's example traces:
-            ``(num_candidates - 1)`` sets of at most ``min(3, |trainset|)`` graded successes each.  Exact
-            when every graded answer scores above 0; a set whose answers score 0 keeps walking the trainset,
-            so this is the one part of the budget that can be overshot (by up to ``|trainset|`` per set).
+        bootstrap_calls: metric calls reserved for bootstrapping the proposer's example traces:
+            ``(num_candidates - 1)`` sets, each stopping after 1-3 graded answers that score above 0, so
+            ``min(3, |trainset|)`` per set.  A bound while answers score above 0; a set whose answers score
+            0 keeps walking the trainset, the one way a run can overshoot (by up to ``|trainset|`` per set).
         eval_calls: exact metric calls of the evaluations (:func:`eval_metric_calls`).
     """
 
@@ -339,6 +342,7 @@ def run_miprov2(baseline_body: str, metric: FitnessMetric, trainset: Sequence[Ta
       ``metric_calls`` = metric calls spent (also on failure).
 
     Raises:
+        ImportError: optuna is not installed (checked before any LM call).
         ValueError: ``settings.instruction_proposer`` is set, an empty trainset or valset, or a budget too small
             for one trial (:func:`plan_miprov2`); no LM in ``dspy.settings`` (from MIPROv2).
         RuntimeError: MIPROv2 attached few-shot demos to the returned program, or the installed DSPy's MIPROv2
@@ -352,6 +356,8 @@ def run_miprov2(baseline_body: str, metric: FitnessMetric, trainset: Sequence[Ta
     if settings.budget < 1:
         raise ValueError(f"budget must be at least 1 metric call, got {settings.budget}")
     plan = plan_miprov2(settings.budget, len(trainset), len(valset))
+    if importlib.util.find_spec("optuna") is None:  # MIPROv2 imports it only after bootstrapping and proposing
+        raise ImportError("optimizer=miprov2 needs the 'optuna' package (MIPROv2's search): pip install optuna")
     failures = _Failures()
     counting = CountingMetric(metric, failures)
     observer = _Observer(result, counting, len(valset), failures, on_point)

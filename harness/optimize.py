@@ -18,7 +18,7 @@ from harness.fitness import FitnessMetric, task_to_example
 from harness.program import SkillProgram
 from verifiers import Task
 
-OPTIMIZER_CHOICES: tuple[str, ...] = ("gepa",)
+OPTIMIZER_CHOICES: tuple[str, ...] = ("gepa", "miprov2")
 
 
 @dataclass(frozen=True)

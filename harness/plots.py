@@ -56,9 +56,9 @@ def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "v
     """Dumbbell chart: per holdout task, the baseline (circle) and evolved (diamond) composite of ``grader``.
 
     Each marker is coloured by that variant's correctness band (correct / partial / wrong; an unscored grade is
-    a grey marker at 0); a grey segment joins the two.  One row per task, labelled with its task id, in the table's order; the figure
-    grows with the number of tasks (readable from a handful to ~100).  When ``table`` holds several runs the
-    per-task mean over runs is drawn (and said in the title).
+    a grey marker at 0); a grey segment joins the two.  One row per task, labelled with its task id, in the
+    table's order; the figure grows with the number of tasks (readable from a handful to ~100).  When
+    ``table`` holds several runs the per-task mean over runs is drawn (and said in the title).
 
     Args:
         table: a :func:`harness.export.holdout_table` frame (columns ``task_id, variant, grader, composite,
@@ -98,7 +98,8 @@ def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "v
     for variant, (comp, corr) in points.items():
         # a small vertical offset keeps both markers visible when the two variants score the same;
         # an unscored grade (NaN composite) is drawn grey at 0
-        colours = [CORRECTNESS_COLOURS[correctness_band(c if x == x else math.nan)] for x, c in zip(comp, corr)]
+        bands = [correctness_band(c if x == x else math.nan) for x, c in zip(comp, corr, strict=True)]
+        colours = [CORRECTNESS_COLOURS[b] for b in bands]
         offset = -0.17 if variant == "baseline" else 0.17
         ax.scatter(np.nan_to_num(comp, nan=0.0), y + offset, c=colours, marker=VARIANT_MARKERS[variant], s=40,
                    edgecolors="black", linewidths=0.5, zorder=2)
@@ -225,6 +226,4 @@ def xgrade_heatmap_png(matrix: pd.DataFrame, path: str | Path,
 
 def _cmap(name: str) -> Colormap:
     """A copy of a registered colormap with grey for masked (NaN) cells."""
-    cmap = colormaps[name].copy()
-    cmap.set_bad("#DDDDDD")
-    return cmap
+    return colormaps[name].with_extremes(bad="#DDDDDD")

@@ -1,7 +1,15 @@
-"""One evolution run, end to end: skill -> dataset -> optimizer -> gates -> holdout grades -> tracker.
+"""Evolution runs, end to end: skill -> dataset -> optimizer -> gates -> holdout grades -> verdict -> tracker.
 
 Each step is a function of its own module; this module only sequences them and hands results to a
-:class:`~harness.tracking.Tracker` and a :class:`~harness.console.Reporter`.
+:class:`~harness.tracking.Tracker` and a :class:`~harness.console.Reporter`.  The stages are separate so a
+side-by-side experiment (:mod:`harness.compare`) can share the setup, the models and the baseline's
+holdout grades between its child runs:
+
+* :func:`prepare` — the skill, its verifier and the dataset splits (no LM, no tracking);
+* :func:`build_models` — the task, reflection and judge LMs, counted per role;
+* :func:`grade_baseline` — the baseline's holdout outputs, produced once and graded by every grader;
+* :func:`evolve_run` — one optimisation under one fitness, logged into one run;
+* :func:`evolve` — a single run: all of the above.
 """
 
 from __future__ import annotations
@@ -21,15 +29,21 @@ from harness.assess import CLAIM_ARTIFACT, Assessment, assess
 from harness.config import EvolveConfig
 from harness.console import Reporter
 from harness.fitness import FitnessMetric, Grader, KeywordGrader, VerifierGrader
-from harness.gates import GateResult, check_evolved
+from harness.gates import MAX_GROWTH, GateResult, check_evolved
+from harness.judge import JudgeGrader
 from harness.lm import ModelSpec, build_lm
+from harness.mipro import run_miprov2
 from harness.optimize import GepaSettings, OptimizationResult, ProgressPoint, run_gepa
 from harness.program import SkillProgram, stock_instructions
 from harness.proposers import FeedbackProposer
-from harness.skills import Skill, find_skill
+from harness.skills import Skill, find_skill, parse_skill
 from harness.tracking import Tracker
 from harness.usage import UsageCounter
 from verifiers import Splits, UnknownVerifierError, Verifier, available_verifiers, get_verifier, has_verifier
+
+HOLDOUT_TABLE = "holdout/holdout_table.json"
+#: optimizer name -> runner with the shape of :func:`harness.optimize.run_gepa`
+OPTIMIZERS: dict[str, Any] = {"gepa": run_gepa, "miprov2": run_miprov2}
 
 
 @dataclass
@@ -47,13 +61,36 @@ class RunResult:
     rows: list[evaluate.HoldoutRow] = field(default_factory=list)
     wall_time_s: float = 0.0
     assessment: Assessment | None = None
+    optimizer: str = "gepa"
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every run of one experiment shares: the skill, its verifier, the splits, a local folder."""
+
+    skill: Skill
+    verifier: Verifier
+    splits: Splits
+    workdir: Path
+
+
+@dataclass
+class Models:
+    """The LMs of an experiment, built once; ``usage`` counts their calls per role."""
+
+    task: dspy.LM
+    reflection: dspy.LM | None
+    judge: dspy.LM | None
+    usage: UsageCounter
+    judge_grader: JudgeGrader | None = None
 
 
 def resolve_fitness(fitness: str, skill_name: str) -> str:
     """The fitness actually used: ``auto`` -> ``verifier`` if one is registered for the skill, else ``keyword``.
 
     Raises:
-        ValueError: an unknown fitness, or ``verifier`` for a skill with no registered verifier.
+        UnknownVerifierError: ``verifier`` for a skill with no registered verifier.
     """
     if fitness == "auto":
         return "verifier" if has_verifier(skill_name) else "keyword"
@@ -76,17 +113,80 @@ def dataset_verifier(skill_name: str) -> Verifier:
     return get_verifier(skill_name)
 
 
-def build_grader(fitness: str, verifier: Verifier) -> Grader:
-    """The grader that drives optimisation for ``fitness`` (``keyword`` or ``verifier``).
+def prepare(config: EvolveConfig) -> Setup:
+    """Find the skill, its verifier and build the splits (saved as JSONL in the run folder).
 
     Raises:
-        ValueError: a fitness without a grader here.
+        harness.skills.SkillError, UnknownVerifierError, verifiers.DatasetError: bad input.
+    """
+    skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
+    verifier = dataset_verifier(skill.name)
+    splits = verifier.build_dataset(config.num_cases, config.seed)
+    workdir = Path(config.output_dir) if config.output_dir else Path(tempfile.mkdtemp(prefix="harness-run-"))
+    splits.save_jsonl(workdir / "dataset")
+    return Setup(skill, verifier, splits, workdir)
+
+
+def build_models(config: EvolveConfig, *, judge: bool) -> Models:
+    """The task LM, the reflection LM (``llm`` proposer only) and the judge LM (when ``judge``).
+
+    Raises:
+        harness.lm.ModelError: a model string cannot be used.
+    """
+    usage = UsageCounter()
+    task = build_lm(ModelSpec(config.task_model, config.api_base or None, max_tokens=config.max_tokens,
+                              seed=config.seed))
+    usage.attach(task, "task")
+    reflection = None
+    if config.resolved_proposer() == "llm":
+        reflection = build_lm(ModelSpec(config.reflection_model, config.api_base or None, temperature=1.0,
+                                        max_tokens=2048, seed=config.seed))
+        usage.attach(reflection, "reflection")
+    judge_lm = None
+    if judge:
+        judge_lm = build_lm(ModelSpec(config.judge_model, config.api_base or None, max_tokens=160,
+                                      seed=config.seed))
+        usage.attach(judge_lm, "judge")
+    return Models(task, reflection, judge_lm, usage)
+
+
+def judge_grader(setup: Setup, models: Models) -> JudgeGrader:
+    """The experiment's one judge (its cache shared by every run and variant).
+
+    The judge grades procedure against the *baseline* skill text, so both variants and every child run are
+    judged by the same standard.
+
+    Raises:
+        ValueError: the models were built without a judge LM.
+    """
+    if models.judge is None:
+        raise ValueError("fitness=judge needs a judge model (judge_model)")
+    if models.judge_grader is None:
+        models.judge_grader = JudgeGrader(models.judge, setup.skill.text)
+    return models.judge_grader
+
+
+def build_grader(fitness: str, setup: Setup, models: Models) -> Grader:
+    """The grader that drives optimisation for ``fitness`` (keyword, judge or verifier).
+
+    Raises:
+        ValueError: an unknown fitness.
     """
     if fitness == "verifier":
-        return VerifierGrader(verifier)
+        return VerifierGrader(setup.verifier)
     if fitness == "keyword":
         return KeywordGrader()
-    raise ValueError(f"fitness {fitness!r} has no grader in this build; use keyword, verifier or auto")
+    if fitness == "judge":
+        return judge_grader(setup, models)
+    raise ValueError(f"fitness {fitness!r} has no grader; use keyword, judge, verifier or auto")
+
+
+def holdout_graders(setup: Setup, models: Models) -> list[Grader]:
+    """Every grader a holdout is graded with: the verifier, keyword, and the judge when there is one."""
+    graders: list[Grader] = [VerifierGrader(setup.verifier), KeywordGrader()]
+    if models.judge is not None:
+        graders.append(judge_grader(setup, models))
+    return graders
 
 
 def splits_frame(splits: Splits) -> dict[str, pd.DataFrame]:
@@ -100,126 +200,91 @@ def unified_diff(before: str, after: str, name: str) -> str:
                                         fromfile=f"a/{name}", tofile=f"b/{name}"))
 
 
-def _params(config: EvolveConfig, skill: Skill, fitness: str, proposer: str, splits: Splits) -> dict[str, Any]:
+def run_params(config: EvolveConfig, setup: Setup, fitness: str) -> dict[str, Any]:
+    """Every CLI option plus what was resolved from them (skill path and hash, dataset digest, split sizes)."""
     params: dict[str, Any] = {k: v for k, v in asdict(config).items() if k != "dry_run"}
     params["num_cases"] = config.num_cases or 0  # as the CLI option says it: 0 = all
     params.update({
-        "fitness_resolved": fitness, "proposer_resolved": proposer, "skill_path": str(skill.path),
-        "skill_name": skill.name, "baseline_sha256": skill.sha256, "dataset_digest": splits.digest(),
-        **{f"split.{name}": size for name, size in splits.sizes.items()},
+        "fitness_resolved": fitness, "proposer_resolved": config.resolved_proposer(),
+        "skill_path": str(setup.skill.path), "skill_name": setup.skill.name,
+        "baseline_sha256": setup.skill.sha256, "dataset_digest": setup.splits.digest(),
+        **{f"split.{name}": size for name, size in setup.splits.sizes.items()},
     })
     return params
 
 
-def _log_dataset(tracker: Tracker, splits: Splits, skill_name: str, workdir: Path) -> None:
-    digest = splits.digest()
-    tracker.log_artifacts(workdir / "dataset", "dataset")
-    for name, frame in splits_frame(splits).items():
-        tracker.log_dataset(frame, name=f"{skill_name}-{name}", context=name, digest=digest)
+def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker) -> None:
+    """Tags, params, the dataset (artifacts and MLflow dataset inputs) and the baseline skill text."""
+    tracker.set_tags({"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
+                      "proposer": config.resolved_proposer(), "task_model": config.task_model})
+    tracker.log_params(run_params(config, setup, fitness))
+    tracker.log_artifacts(setup.workdir / "dataset", "dataset")
+    digest = setup.splits.digest()
+    for name, frame in splits_frame(setup.splits).items():
+        tracker.log_dataset(frame, name=f"{setup.skill.name}-{name}", context=name, digest=digest)
+    tracker.log_text(setup.skill.text, "skill/baseline/SKILL.md")
 
 
-def _progress_logger(tracker: Tracker) -> Any:
+def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], num_threads: int,
+                  reporter: Reporter) -> list[evaluate.HoldoutRow]:
+    """Answer every holdout task with skill ``body`` (the task LM from DSPy's context) and grade the answers."""
+    with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
+        outputs = evaluate.generate(SkillProgram(body), setup.splits.holdout, num_threads, on_done=advance)
+    return evaluate.grade(outputs, graders, variant)
+
+
+def grade_baseline(setup: Setup, models: Models, config: EvolveConfig,
+                   reporter: Reporter) -> list[evaluate.HoldoutRow]:
+    """The baseline's holdout rows: produced once, graded by every grader (shared by all runs of an experiment)."""
+    with dspy.context(lm=models.task):
+        return grade_variant(setup.skill.body, "baseline", setup, holdout_graders(setup, models),
+                             config.num_threads, reporter)
+
+
+def _progress_logger(tracker: Tracker, optimizer: str) -> Any:
     def log_point(point: ProgressPoint) -> None:
-        tracker.log_metrics({"gepa.best_val_score": point.best_val_score,
-                             "gepa.num_candidates": point.num_candidates,
-                             "gepa.metric_calls": point.metric_calls}, step=point.iteration)
+        tracker.log_metrics({f"{optimizer}.best_val_score": point.best_val_score,
+                             f"{optimizer}.num_candidates": point.num_candidates,
+                             f"{optimizer}.metric_calls": point.metric_calls}, step=point.iteration)
     return log_point
 
 
-def _optimizer_settings(config: EvolveConfig, proposer: str, metric: FitnessMetric, skill: Skill,
-                        usage: UsageCounter) -> GepaSettings:
-    reflection_lm = None
+def _optimizer_settings(config: EvolveConfig, metric: FitnessMetric, skill: Skill, models: Models) -> GepaSettings:
     instruction_proposer = None
-    if proposer == "llm":
-        reflection_lm = build_lm(ModelSpec(config.reflection_model, config.api_base, temperature=1.0,
-                                           max_tokens=2048, seed=config.seed))
-        usage.attach(reflection_lm, "reflection")
-    else:
-        from harness.gates import MAX_GROWTH
-
-        frontmatter_chars = len(skill.frontmatter_text)
-        cap = int(len(skill.text) * (1 + MAX_GROWTH)) - frontmatter_chars - 1
+    if config.optimizer == "gepa" and config.resolved_proposer() == "feedback":
+        cap = int(len(skill.text) * (1 + MAX_GROWTH)) - len(skill.frontmatter_text) - 1
 
         def score_fn(inputs: Any, outputs: Any) -> tuple[float, str]:
             return metric.score_and_feedback(dspy.Example(**dict(inputs)), outputs)
 
         instruction_proposer = FeedbackProposer(score_fn, max_chars=cap)
-    return GepaSettings(budget=config.budget, seed=config.seed, reflection_lm=reflection_lm,
+    return GepaSettings(budget=config.budget, seed=config.seed, reflection_lm=models.reflection,
                         instruction_proposer=instruction_proposer, num_threads=config.num_threads)
 
 
-def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:
-    """Run one evolution with ``config``, logging to ``tracker`` as it goes.
-
-    Raises:
-        harness.skills.SkillError, verifiers.DatasetError, verifiers.UnknownVerifierError, ValueError,
-        harness.lm.ModelError: bad input, before any LM call.
-        Exception: LM or optimizer failures (the tracker marks the run FAILED).
-    """
-    started = time.perf_counter()
-    skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
-    fitness = resolve_fitness(config.fitness, skill.name)
-    verifier = dataset_verifier(skill.name)
-    proposer = config.resolved_proposer()
-    splits = verifier.build_dataset(config.num_cases, config.seed)
-    reporter.phase(f"skill {skill.name} from {skill.path} · fitness {fitness} · optimizer {config.optimizer} "
-                   f"({proposer} proposer) · budget {config.budget}")
-    reporter.note(f"dataset {splits.digest()}: " + ", ".join(f"{k} {v}" for k, v in splits.sizes.items()))
-
-    workdir = Path(config.output_dir) if config.output_dir else Path(tempfile.mkdtemp(prefix="harness-run-"))
-    splits.save_jsonl(workdir / "dataset")
-    tracker.set_tags({"skill": skill.name, "fitness": fitness, "optimizer": config.optimizer,
-                      "proposer": proposer, "task_model": config.task_model})
-    tracker.log_params(_params(config, skill, fitness, proposer, splits))
-    _log_dataset(tracker, splits, skill.name, workdir)
-    tracker.log_text(skill.text, "skill/baseline/SKILL.md")
-
-    usage = UsageCounter()
-    task_lm = build_lm(ModelSpec(config.task_model, config.api_base, max_tokens=config.max_tokens,
-                                 seed=config.seed))
-    usage.attach(task_lm, "task")
-    with dspy.context(lm=task_lm):
-        metric = FitnessMetric(build_grader(fitness, verifier))
-        settings = _optimizer_settings(config, proposer, metric, skill, usage)
-        result = _optimize(config, skill, metric, splits, settings, usage, tracker, reporter)
-        evolved_text, gate = _apply_gates(skill, result, tracker, reporter)
-        (workdir / "SKILL.evolved.md").write_text(evolved_text, encoding="utf-8")
-        graders: list[Grader] = [VerifierGrader(verifier), KeywordGrader()]
-        rows = _grade_holdout(skill, evolved_text, splits, graders, config.num_threads, reporter)
-    holdout = pd.DataFrame([r.to_dict() for r in rows])
-    tracker.log_table(holdout, "holdout/holdout_table.json")
-    holdout.to_csv(workdir / "holdout_table.csv", index=False)
-    claim = assess(rows, gate, skill=skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
-                   seed=config.seed)
-    metrics = evaluate.summarize(rows)
-    wall = time.perf_counter() - started
-    metrics.update({**usage.metrics(), **claim.metrics(), "wall_time_s": wall,
-                    "gepa.metric_calls_total": result.metric_calls})
-    tracker.log_metrics(metrics)
-    tracker.set_tags(claim.verdict.to_tags())
-    tracker.log_text(claim.report, CLAIM_ARTIFACT)
-    return RunResult(tracker.run_id, skill, fitness, splits, result, gate, evolved_text, metrics, rows, wall,
-                     claim)
-
-
-def _optimize(config: EvolveConfig, skill: Skill, metric: FitnessMetric, splits: Splits, settings: GepaSettings,
-              usage: UsageCounter, tracker: Tracker, reporter: Reporter) -> OptimizationResult:
+def _optimize(config: EvolveConfig, setup: Setup, metric: FitnessMetric, models: Models, tracker: Tracker,
+              reporter: Reporter) -> OptimizationResult:
+    skill, splits = setup.skill, setup.splits
+    settings = _optimizer_settings(config, metric, skill, models)
     result = OptimizationResult(instructions=skill.body)
-    reporter.phase(f"optimising with GEPA (max {config.budget} metric calls)")
+    name = config.optimizer
+    optimize = OPTIMIZERS[name]
+    reporter.phase(f"optimising with {name} (max {config.budget} metric calls)")
     try:
-        run_gepa(skill.body, metric, splits.trainset, splits.valset, settings, result,
-                 on_point=_progress_logger(tracker))
+        optimize(skill.body, metric, splits.trainset, splits.valset, settings, result,
+                 on_point=_progress_logger(tracker, name))
     finally:
-        tracker.log_metrics({"gepa.proposals": result.proposals,
-                             "gepa.unusable_proposals": result.unusable_proposals,
-                             "gepa.accepted": result.accepted, "gepa.rejected": result.rejected,
-                             **usage.metrics()})
+        tracker.log_metrics({f"{name}.proposals": result.proposals,
+                             f"{name}.unusable_proposals": result.unusable_proposals,
+                             f"{name}.accepted": result.accepted, f"{name}.rejected": result.rejected,
+                             f"{name}.metric_calls_total": result.metric_calls,
+                             "fitness.unscored": metric.unscored, **models.usage.metrics()})
     if result.unusable_proposals:
         reporter.warn(f"{result.unusable_proposals} of {result.proposals} proposal steps gave no usable candidate")
     tracker.log_dict({"candidates": [{k: v for k, v in c.items() if k != "instructions"}
-                                     for c in result.candidates]}, "gepa/candidates.json")
+                                     for c in result.candidates]}, f"{name}/candidates.json")
     if result.candidates:
-        tracker.log_table(pd.DataFrame(result.candidates), "gepa/candidates_table.json")
+        tracker.log_table(pd.DataFrame(result.candidates), f"{name}/candidates_table.json")
     return result
 
 
@@ -239,14 +304,60 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     return evolved_text, gate
 
 
-def _grade_holdout(skill: Skill, evolved_text: str, splits: Splits, graders: list[Grader], num_threads: int,
-                   reporter: Reporter) -> list[evaluate.HoldoutRow]:
-    from harness.skills import parse_skill
+def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
+               reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None = None) -> RunResult:
+    """One optimisation under ``fitness``, graded on the holdout and logged into ``tracker``'s run.
 
-    variants = {"baseline": skill.body, "evolved": parse_skill(evolved_text, skill.path).body}
-    rows: list[evaluate.HoldoutRow] = []
-    for variant, body in variants.items():
-        with reporter.progress(f"holdout · {variant}", len(splits.holdout)) as advance:
-            outputs = evaluate.generate(SkillProgram(body), splits.holdout, num_threads, on_done=advance)
-        rows.extend(evaluate.grade(outputs, graders, variant))
-    return rows
+    Args:
+        baseline_rows: the baseline's graded holdout rows when an experiment shares them; None = grade
+            the baseline here.
+
+    Raises:
+        Exception: LM or optimizer failures (the tracker marks the run FAILED); nothing is swallowed.
+    """
+    started = time.perf_counter()
+    log_setup(setup, config, fitness, tracker)
+    if baseline_rows is None:
+        baseline_rows = grade_baseline(setup, models, config, reporter)
+    with dspy.context(lm=models.task):
+        metric = FitnessMetric(build_grader(fitness, setup, models))
+        result = _optimize(config, setup, metric, models, tracker, reporter)
+        evolved_text, gate = _apply_gates(setup.skill, result, tracker, reporter)
+        evolved_body = parse_skill(evolved_text, setup.skill.path).body
+        rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, holdout_graders(setup, models),
+                                             config.num_threads, reporter)
+    (setup.workdir / f"SKILL.evolved.{fitness}.md").write_text(evolved_text, encoding="utf-8")
+    holdout = pd.DataFrame([r.to_dict() for r in rows])
+    tracker.log_table(holdout, HOLDOUT_TABLE)
+    holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
+    claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
+                   seed=config.seed)
+    metrics = evaluate.summarize(rows)
+    wall = time.perf_counter() - started
+    metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
+    tracker.log_metrics(metrics)
+    tracker.set_tags(claim.verdict.to_tags())
+    tracker.log_text(claim.report, CLAIM_ARTIFACT)
+    return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
+                     wall, claim, config.optimizer, config.seed)
+
+
+def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:
+    """A single evolution run with ``config``, logged to ``tracker`` as it goes.
+
+    The holdout is graded by the verifier and the keyword heuristic, and by the judge when the judge is the
+    fitness.
+
+    Raises:
+        harness.skills.SkillError, verifiers.DatasetError, UnknownVerifierError, ValueError,
+        harness.lm.ModelError: bad input, before any LM call.
+        Exception: LM or optimizer failures (the tracker marks the run FAILED).
+    """
+    setup = prepare(config)
+    fitness = resolve_fitness(config.fitness, setup.skill.name)
+    reporter.phase(f"skill {setup.skill.name} from {setup.skill.path} · fitness {fitness} · optimizer "
+                   f"{config.optimizer} ({config.resolved_proposer()} proposer) · budget {config.budget}")
+    reporter.note(f"dataset {setup.splits.digest()}: "
+                  + ", ".join(f"{k} {v}" for k, v in setup.splits.sizes.items()))
+    models = build_models(config, judge=fitness == "judge")
+    return evolve_run(setup, config, fitness, models, tracker, reporter)

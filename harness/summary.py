@@ -28,7 +28,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
                      f"{_fmt(m.get(f'holdout.{grader}.baseline.correct_share'))} → "
                      f"{_fmt(m.get(f'holdout.{grader}.evolved.correct_share'))}"))
     opt = result.optimization
-    rows.append(("GEPA", f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
+    rows.append((result.optimizer, f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
                          f"{opt.unusable_proposals}/{opt.proposals} unusable proposals"))
     rows.append(("gates", "passed" if result.gate.passed else "rejected: " + "; ".join(result.gate.reasons)))
     if result.assessment is not None:
@@ -43,3 +43,14 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
 def summarize_run(result: RunResult, reporter: Reporter) -> None:
     """Print the summary table and the run id."""
     reporter.summary("skill evolution run", summary_rows(result), {"run id": str(result.run_id)})
+
+
+def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter) -> None:
+    """Per child: fitness, seed, verifier delta and verdict; then the parent run id."""
+    rows = []
+    for arm, result in results:
+        verdict = result.assessment.verdict.verdict if result.assessment else "n/a"
+        deltas = ", ".join(f"{g} {_fmt(result.metrics.get(f'holdout.{g}.delta'), True)}"
+                           for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in result.metrics)
+        rows.append((f"{arm.label} (seed {arm.seed})", f"{deltas} · verdict {verdict} · run {result.run_id}"))
+    reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

@@ -31,7 +31,7 @@ def _invoke(args: list[str]) -> tuple[int, str]:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--fitness", "fuzzy"], "'fuzzy' is not one of"),
+        (["--fitness", "fuzzy"], "invalid fitness='fuzzy'"),
         (["--optimizer", "adam"], "Invalid value for '--optimizer': 'adam'"),
         (["--num-cases", "2"], "num_cases=2"),
         (["--num-cases", "69"], "num_cases=69 is above the 68 tasks"),

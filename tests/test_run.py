@@ -90,7 +90,7 @@ def test_exception_ends_run_failed_with_error_artifact(mlflow_store: str, monkey
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("optimizer exploded")
 
-    monkeypatch.setattr(run_module, "run_gepa", boom)
+    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", boom)
     config = _config()
     with pytest.raises(RuntimeError), MlflowTracker(config.experiment_name()) as tracker:
         evolve(config, tracker, QUIET)
@@ -105,7 +105,7 @@ def test_interrupt_ends_run_killed_keeping_what_was_logged(mlflow_store: str,
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_module, "run_gepa", interrupted)
+    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", interrupted)
     config = _config()
     with pytest.raises(KeyboardInterrupt), MlflowTracker(config.experiment_name()) as tracker:
         evolve(config, tracker, QUIET)
@@ -118,6 +118,6 @@ def test_interrupt_ends_run_killed_keeping_what_was_logged(mlflow_store: str,
 def test_output_dir_receives_run_files(tmp_path: Path) -> None:
     out = tmp_path / "out"
     evolve(_config(output_dir=str(out)), NullTracker(), QUIET)
-    assert (out / "SKILL.evolved.md").is_file()
+    assert (out / "SKILL.evolved.verifier.md").is_file()
     assert sorted(p.name for p in (out / "dataset").iterdir()) == ["holdout.jsonl", "trainset.jsonl", "valset.jsonl"]
-    assert (out / "holdout_table.csv").is_file()
+    assert (out / "holdout_table.verifier.csv").is_file()

@@ -1,0 +1,115 @@
+"""Side-by-side experiments: parent/child structure, one shared baseline, the cross-grading matrix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mlflow
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import harness.run as run_module
+from harness.cli import main
+from harness.compare import parse_list, summary_lines, xgrade_matrix
+from harness.config import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = ["--task-model", "test/lessons", "--judge-model", "test/judge", "--num-cases", "40", "--budget", "30",
+        "--quiet"]
+
+
+def _children(parent_id: str) -> pd.DataFrame:
+    return mlflow.search_runs(search_all_experiments=True,
+                              filter_string=f"tags.mlflow.parentRunId = '{parent_id}'")
+
+
+def test_compare_parent_children_matrix_and_shared_baseline(mlflow_store: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    variants: list[str] = []
+    original = run_module.grade_variant
+
+    def spy(body: str, variant: str, *args: object, **kwargs: object) -> object:
+        variants.append(variant)
+        return original(body, variant, *args, **kwargs)
+
+    monkeypatch.setattr(run_module, "grade_variant", spy)
+    result = CliRunner().invoke(main, ["compare", *FAST])
+    assert result.exit_code == 0, result.output
+    assert variants.count("baseline") == 1  # produced once for the whole experiment
+    assert variants.count("evolved") == 3
+
+    runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
+    parent = runs[runs["tags.mlflow.parentRunId"].isna()]
+    assert len(parent) == 1
+    parent_id = parent.run_id.iloc[0]
+    children = _children(parent_id)
+    assert sorted(children["tags.fitness"]) == ["judge", "keyword", "verifier"]
+    assert set(children.status) == {"FINISHED"}
+    # the children share the dataset, splits and baseline
+    assert children["params.dataset_digest"].nunique() == 1
+    assert children["params.baseline_sha256"].nunique() == 1
+    metrics = mlflow.get_run(parent_id).data.metrics
+    for optimized_by in ("keyword", "judge", "verifier"):
+        for graded_by in ("verifier", "keyword", "judge"):
+            assert f"xgrade.{optimized_by}.{graded_by}.delta" in metrics
+    client = mlflow.MlflowClient()
+    assert {a.path for a in client.list_artifacts(parent_id, "xgrade")} >= {
+        "xgrade/matrix.json", "xgrade/xgrade_heatmap.png", "xgrade/summary.txt"}
+    png = mlflow.artifacts.download_artifacts(f"runs:/{parent_id}/xgrade/xgrade_heatmap.png")
+    assert Path(png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # every child's table: task × variant × grader, with each grader's feedback
+    child_id = children.run_id.iloc[0]
+    mlflow.set_experiment("skills/arxiv")
+    table = mlflow.load_table("holdout/holdout_table.json", run_ids=[child_id])
+    assert set(table.grader) == {"verifier", "keyword", "judge"}
+    assert set(table.variant) == {"baseline", "evolved"}
+    assert table.groupby(["task_id", "variant", "grader"]).size().max() == 1
+    summary = mlflow.artifacts.load_text(f"runs:/{parent_id}/xgrade/summary.txt")
+    assert "keyword-optimised: keyword " in summary and "verifier" in summary
+
+
+def test_compare_under_mlflow_run_keeps_the_parent(mlflow_store: str, tmp_path: Path) -> None:
+    env = dict(os.environ, MLFLOW_TRACKING_URI=mlflow_store,
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    for var in ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPERIMENT_NAME"):
+        env.pop(var, None)
+    params = ["skill=arxiv", "fitness=keyword,verifier", "task_model=test/lessons", "num_cases=20", "budget=20"]
+    args = [sys.executable, "-m", "mlflow", "run", str(REPO), "-e", "compare", "--env-manager", "local",
+            "--experiment-name", "skills/arxiv"]
+    for p in params:
+        args += ["-P", p]
+    proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
+    parents = runs[runs["tags.mlflow.parentRunId"].isna()]
+    assert len(parents) == 1
+    parent = mlflow.get_run(parents.run_id.iloc[0])
+    assert parent.data.tags["mlflow.project.entryPoint"] == "compare"
+    assert parent.info.status == "FINISHED"
+    assert parent.data.tags["experiment.kind"] == "side-by-side"
+    assert "holdout.verifier.evolved" not in parent.data.metrics  # no child wrote into the parent
+    children = _children(parent.info.run_id)
+    assert sorted(children["tags.fitness"]) == ["keyword", "verifier"]
+    assert len(set(children.run_id) | {parent.info.run_id}) == 3
+
+
+def test_parse_list() -> None:
+    assert parse_list("all", ("keyword", "judge", "verifier", "auto"), "fitness",
+                      ("keyword", "judge", "verifier")) == ["keyword", "judge", "verifier"]
+    assert parse_list("verifier, keyword,verifier", ("keyword", "verifier"), "fitness", ()) == ["verifier", "keyword"]
+    with pytest.raises(ConfigError, match="fitness='keyword,fuzzy'"):
+        parse_list("keyword,fuzzy", ("keyword", "verifier"), "fitness", ())
+
+
+def test_summary_lines_name_the_verifier_beside_each_fitness() -> None:
+    matrix = pd.DataFrame({"verifier": [-0.08, 0.1], "keyword": [0.12, 0.0]}, index=["keyword", "verifier"])
+    assert summary_lines(matrix) == ["keyword-optimised: keyword +0.120, verifier -0.080",
+                                     "verifier-optimised: verifier +0.100"]
+
+
+def test_xgrade_matrix_empty_without_results() -> None:
+    assert xgrade_matrix([]).empty

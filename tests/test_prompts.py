@@ -1,0 +1,129 @@
+"""Skill versions in MLflow's prompt registry: baseline = version 1, evolved versions with their tags, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.prompts import (
+    BaselineMismatchError,
+    PromptRegistryError,
+    load_version,
+    prompt_name,
+    register_baseline,
+    register_evolved,
+    skill_versions,
+    text_sha256,
+    versions_command,
+)
+from harness.skills import Skill, parse_skill
+
+#: a SKILL.md with CRLF line endings and every brace shape a real skill's code blocks contain
+BRACY = (
+    "---\r\nname: bracy\r\ndescription: braces {x} and {{ y }}\r\n---\r\n"
+    "# Bracy\r\n\r\nFill in {{ question }} and {answer}; literal {{{triple}}} and }{ and {{.\r\n\r\n"
+    "```js\r\nfunction f(a) { return {b: `${a}`}; }\r\n```\r\n"
+    "```jinja\n{% for x in xs %}{{ x | upper }}{% endfor %}\n```\n"
+    "Python: f\"{value!r:>{width}}\" and '{0} {1}'.format(a, b); trailing backslash \\{\n"
+)
+
+
+def _skill(tmp_path: Path, text: str = BRACY, folder: str = "bracy") -> Skill:
+    path = tmp_path / folder / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    return parse_skill(text, path)
+
+
+def test_prompt_names_are_valid_registry_names() -> None:
+    assert prompt_name("arxiv") == "skill-arxiv"
+    assert prompt_name("web_search.v2") == "skill-web_search.v2"
+    odd = prompt_name("my skill/v2")
+    assert re.fullmatch(r"[a-zA-Z0-9_.-]+", odd) and odd.startswith("skill-my-skill-v2-")
+    assert odd != prompt_name("my-skill-v2") and odd != prompt_name("my skill v2")
+    with pytest.raises(ValueError):
+        prompt_name("  ")
+
+
+def test_registry_round_trip(mlflow_store: str, tmp_path: Path) -> None:
+    import mlflow
+
+    skill = _skill(tmp_path)
+    assert register_baseline(skill) == 1
+    assert register_baseline(skill) == 1  # idempotent: the same text is reused
+    evolved = skill.with_body(skill.body + "\r\n## Lessons\r\n- Commit to one {answer}; never write {{ two }}.\r\n")
+    mlflow.set_experiment(experiment_id=mlflow.create_experiment(
+        "prompts", artifact_location=(tmp_path / "artifacts").as_uri()))
+    with mlflow.start_run() as run:
+        run_id = run.info.run_id
+    version = register_evolved(skill, evolved, run_id, "verifier", "improved", 0.125)
+    assert version == 2
+    assert register_evolved(skill, evolved, run_id, "verifier", "improved", 0.125) == 2  # idempotent per run
+
+    # byte-for-byte: braces of every shape and CRLF line endings survive the registry
+    assert load_version("bracy", 1).encode("utf-8") == BRACY.encode("utf-8")
+    assert load_version("bracy", "2") == evolved
+    assert load_version("bracy", "baseline") == BRACY
+    assert load_version("bracy", "evolved") == evolved
+    assert mlflow.genai.load_prompt("prompts:/skill-bracy@evolved").template == evolved
+
+    client = mlflow.MlflowClient()
+    tags = client.get_prompt_version("skill-bracy", 2).tags
+    assert {k: tags[k] for k in ("variant", "run_id", "fitness", "verdict", "holdout_delta", "sha256")} == {
+        "variant": "evolved", "run_id": run_id, "fitness": "verifier", "verdict": "improved",
+        "holdout_delta": "0.125", "sha256": text_sha256(evolved)}
+    base_tags = client.get_prompt_version("skill-bracy", 1).tags
+    assert base_tags["variant"] == "baseline" and base_tags["sha256"] == skill.sha256
+    assert "run_id" not in client.get_prompt("skill-bracy").tags  # version facts stay on versions
+    linked = json.loads(client.get_run(run_id).data.tags["mlflow.linkedPrompts"])  # the run page's prompt list
+    assert linked == [{"name": "skill-bracy", "version": "2"}]
+
+    frame = skill_versions("bracy")
+    assert list(frame["version"]) == [1, 2]
+    assert list(frame["variant"]) == ["baseline", "evolved"]
+    assert list(frame["run_id"]) == ["", run_id]
+    assert list(frame["verdict"]) == ["", "improved"]
+    assert math.isnan(frame["holdout_delta"][0]) and frame["holdout_delta"][1] == 0.125
+    assert list(frame["aliases"]) == ["baseline", "evolved"]
+    assert frame["created"][0] <= frame["created"][1]
+
+    # a changed baseline registers nothing and says so
+    changed = _skill(tmp_path, BRACY.replace("Bracy", "Curly"), folder="bracy2")
+    with pytest.raises(BaselineMismatchError, match="changed since it was first registered"):
+        register_baseline(changed)
+    with pytest.raises(BaselineMismatchError):
+        register_evolved(changed, evolved, run_id, "verifier", "improved", 0.1)
+    assert len(skill_versions("bracy")) == 2
+
+
+def test_versions_command_lists_versions_with_verdicts(mlflow_store: str, tmp_path: Path) -> None:
+    skill = _skill(tmp_path)
+    register_evolved(skill, skill.with_body("Evolved {{body}}.\n"), "run-abc", "keyword", "inconclusive", -0.05)
+    runner = CliRunner()
+    plain = runner.invoke(versions_command, ["--skill", "bracy", "--format", "plain"])
+    assert plain.exit_code == 0, plain.output
+    lines = plain.output.splitlines()
+    assert "prompt skill-bracy - 2 version(s)" in lines[0]
+    assert lines[1].split()[:4] == ["version", "variant", "verdict", "holdout_delta"]
+    assert lines[2].split()[:2] == ["1", "baseline"]
+    assert lines[3].split()[:5] == ["2", "evolved", "inconclusive", "-0.050", "keyword"]
+    fancy = runner.invoke(versions_command, ["--skill", "bracy", "--format", "rich"], env={"COLUMNS": "200"})
+    assert fancy.exit_code == 0 and "inconclusive" in fancy.output and "skill-bracy" in fancy.output
+    none = runner.invoke(versions_command, ["--skill", "nothing-here"])
+    assert none.exit_code == 0 and "no versions of skill 'nothing-here'" in none.output
+    assert skill_versions("nothing-here").empty
+
+
+def test_limits_are_reported(mlflow_store: str, tmp_path: Path) -> None:
+    skill = _skill(tmp_path)
+    with pytest.raises(PromptRegistryError, match="100,000"):
+        register_evolved(skill, skill.with_body("x" * 100_001), "run-1", "verifier", "improved", 0.1)
+    with pytest.raises(PromptRegistryError, match="run id"):
+        register_evolved(skill, skill.text, "", "verifier", "improved", 0.1)
+    with pytest.raises(PromptRegistryError, match="no version"):
+        load_version("bracy", 7)
