@@ -131,6 +131,8 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
                      "'mlflow run', which picks the experiment itself)."),
         click.option("--alpha", type=float, default=0.05, show_default=True,
                      help="Significance level of the paired tests behind the verdict."),
+        click.option("--dry-run", type=click.BOOL, is_flag=False, flag_value=True, default=False,
+                     help="Check the skill, dataset, models and store, print the plan, and exit without a run."),
         click.option("--quiet", is_flag=True, help="Print only the summary."),
     ]
 
@@ -186,6 +188,9 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
         from harness.tracking import MlflowTracker, check_tracking_store
 
         _preflight(config)
+        if config.dry_run:
+            _print_plan(config, [config.fitness])
+            return
         check_tracking_store()
         with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
             result = run_evolve(config, tracker, Reporter(quiet=quiet))
@@ -200,13 +205,26 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
 @click.option("--optimizers", default="gepa", show_default=True, help="Comma list of optimizers to compare.")
 @click.option("--seeds", type=WHOLE, default=1, show_default=True,
               help="Repeat each optimisation with this many seeds (child runs) on the same splits.")
-def compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int, **options: Any) -> None:
+@click.option("--parallel", type=WHOLE, default=1, show_default=True,
+              help="Child runs at once, each in its own process (1 = one after another in this process).")
+def compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int, parallel: int,
+            **options: Any) -> None:
     """Side-by-side: one parent run, one child per fitness × optimizer × seed, every child cross-graded."""
-    _run_compare(quiet, num_cases, fitness, optimizers, seeds, options)
+    _run_compare(quiet, num_cases, fitness, optimizers, seeds, options, parallel)
+
+
+@main.command(hidden=True)
+@click.argument("spec", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def child(spec: Path) -> None:
+    """Run one child of a side-by-side experiment from the parent's spec file (internal)."""
+    from harness.compare import run_child
+    from harness.console import Reporter
+
+    _guarded(lambda: run_child(spec, Reporter(quiet=True)))
 
 
 def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int,
-                 options: dict[str, Any]) -> None:
+                 options: dict[str, Any], parallel: int = 1) -> None:
     from harness.compare import ALL_FITNESS, parse_list
 
     try:
@@ -227,13 +245,27 @@ def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, see
         for f in fitnesses:
             _preflight(replace(config, fitness=f))
         plan_arms(fitnesses, optimizer_list, seeds, config.seed, config.skill)
+        if config.dry_run:
+            _print_plan(config, fitnesses, optimizer_list, seeds)
+            return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
         with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-side-by-side") as parent:
-            results = run_compare(config, fitnesses, optimizer_list, seeds, parent, reporter)
+            results = run_compare(config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
         summarize_compare(parent.run_id, results, reporter)
 
     _guarded(work)
+
+
+def _print_plan(config: EvolveConfig, fitnesses: list[str], optimizers: list[str] | None = None,
+                seeds: int = 1) -> None:
+    """The dry run: every check of a real run, then the plan; no MLflow run is created."""
+    from harness.console import Reporter
+    from harness.dryrun import plan
+
+    result = plan(config, fitnesses, optimizers or [config.optimizer], seeds)
+    Reporter().summary("dry run: what this run would do", result.rows,
+                       {"dry run": "all checks passed; no MLflow run was created"})
 
 
 def _quiet_library_logs() -> None:

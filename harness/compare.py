@@ -8,18 +8,25 @@ optimizer) that drove the optimisation, columns = the grader, cells = holdout de
 
 from __future__ import annotations
 
-import tempfile
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from harness.config import ConfigError, EvolveConfig
 from harness.console import Reporter
-from harness.fitness import FITNESS_CHOICES
+from harness.evaluate import HoldoutRow
 from harness.run import (
+    Models,
     RunResult,
+    Setup,
     build_models,
     evolve_run,
     grade_baseline,
@@ -76,19 +83,19 @@ def plan_arms(fitnesses: Sequence[str], optimizers: Sequence[str], seeds: int, b
     return [Arm(f, o, base_seed + i) for f in resolved for o in optimizers for i in range(seeds)]
 
 
-def xgrade_matrix(results: Sequence[tuple[Arm, RunResult]]) -> pd.DataFrame:
+def xgrade_matrix(results: Sequence[ArmResult]) -> pd.DataFrame:
     """Rows = arm label (fitness[/optimizer]), columns = grader, cells = holdout delta, averaged over seeds."""
     records = []
-    for arm, result in results:
+    for res in results:
         for grader in GRADERS:
-            delta = result.metrics.get(f"holdout.{grader}.delta")
+            delta = res.metrics.get(f"holdout.{grader}.delta")
             if delta is not None:
-                records.append({"optimized_by": arm.label, "graded_by": grader, "delta": delta})
+                records.append({"optimized_by": res.arm.label, "graded_by": grader, "delta": delta})
     if not records:
         return pd.DataFrame()
     frame = pd.DataFrame(records).pivot_table(index="optimized_by", columns="graded_by", values="delta",
                                               aggfunc="mean")
-    rows = [r for r in dict.fromkeys(a.label for a, _ in results) if r in frame.index]
+    rows = [r for r in dict.fromkeys(res.arm.label for res in results) if r in frame.index]
     cols = [c for c in GRADERS if c in frame.columns]
     return frame.loc[rows, cols]
 
@@ -104,11 +111,11 @@ def summary_lines(matrix: pd.DataFrame) -> list[str]:
     return lines
 
 
-def seed_spreads(results: Sequence[tuple[Arm, RunResult]], alpha: float) -> dict[str, SeedSpread]:
+def seed_spreads(results: Sequence[ArmResult], alpha: float) -> dict[str, SeedSpread]:
     """Per arm label with two or more seeds: the verifier's spread across seeds and pooled verdict."""
-    by_label: dict[str, list[RunResult]] = {}
-    for arm, result in results:
-        by_label.setdefault(arm.label, []).append(result)
+    by_label: dict[str, list[ArmResult]] = {}
+    for res in results:
+        by_label.setdefault(res.arm.label, []).append(res)
     spreads = {}
     for label, runs in by_label.items():
         if len(runs) < 2:
@@ -116,6 +123,19 @@ def seed_spreads(results: Sequence[tuple[Arm, RunResult]], alpha: float) -> dict
         samples = [pairs_from_rows(r.rows, "verifier") for r in runs]
         spreads[label] = pooled_verdict(samples, alpha=alpha)[1]
     return spreads
+
+
+def seeds_report(spreads: dict[str, SeedSpread]) -> str:
+    """Markdown: per arm, the verifier's mean delta per seed, its spread, and the pooled verdict across seeds."""
+    out = ["# Across seeds", "", "`improved` across seeds needs the same sign in every seed and a significant "
+           "pooled paired test (verifier grades).", "",
+           "| optimised by | seeds | mean Δ per seed | min | max | std | pooled verdict |",
+           "|---|---|---|---|---|---|---|"]
+    for label, sp in spreads.items():
+        per_seed = ", ".join(f"{d:+.3f}" for d in sp.mean_deltas)
+        out.append(f"| {label} | {sp.n_seeds} | {per_seed} | {sp.min_delta:+.3f} | {sp.max_delta:+.3f} | "
+                   f"{sp.std_delta:.3f} | {sp.verdict}: {sp.reason} |")
+    return "\n".join(out) + "\n"
 
 
 def _log_parent(tracker: Tracker, matrix: pd.DataFrame, lines: list[str], spreads: dict[str, SeedSpread],
@@ -127,46 +147,155 @@ def _log_parent(tracker: Tracker, matrix: pd.DataFrame, lines: list[str], spread
         tracker.log_metrics({f"xgrade.{row}.{col}.delta".replace("/", "."): float(value)
                              for row, series in matrix.iterrows() for col, value in series.items()
                              if value == value})
-        png = xgrade_heatmap_png(matrix, workdir / "xgrade_heatmap.png")
-        _log_file(tracker, png, "xgrade")
+        tracker.log_file(xgrade_heatmap_png(matrix, workdir / "xgrade_heatmap.png"), "xgrade")
     for label, spread in spreads.items():
         tracker.log_metrics({f"seeds.{label.replace('/', '.')}.{k}": v for k, v in spread.to_metrics("").items()})
+        tracker.set_tags({f"verdict.seeds.{label}": spread.verdict})
+    if spreads:
+        tracker.log_text(seeds_report(spreads), "claim_report_seeds.md")
     text = "\n".join(lines) + "\n"
     tracker.log_text(text, "xgrade/summary.txt")
     tracker.set_tags({"xgrade.summary": " | ".join(lines)[:500]})
 
 
-def _log_file(tracker: Tracker, path: Path, artifact_path: str) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="harness-artifact-"))
-    (folder / path.name).write_bytes(path.read_bytes())
-    tracker.log_artifacts(folder, artifact_path)
+@dataclass(frozen=True)
+class ArmResult:
+    """What the parent needs from one child run (also its JSON hand-over from a child process)."""
+
+    arm: Arm
+    run_id: str | None
+    metrics: dict[str, float]
+    rows: list[HoldoutRow]
+    verdict: str
+
+    @classmethod
+    def from_run(cls, arm: Arm, result: RunResult) -> ArmResult:
+        """From an in-process :class:`harness.run.RunResult`."""
+        verdict = result.assessment.verdict.verdict if result.assessment else "n/a"
+        return cls(arm, result.run_id, dict(result.metrics), list(result.rows), verdict)
+
+    def to_json(self) -> str:
+        """JSON text (NaN kept as NaN, which Python's json reads back)."""
+        return json.dumps({"arm": asdict(self.arm), "run_id": self.run_id, "metrics": self.metrics,
+                           "rows": [r.to_dict() for r in self.rows], "verdict": self.verdict})
+
+    @classmethod
+    def from_json(cls, text: str) -> ArmResult:
+        """Inverse of :meth:`to_json`."""
+        data = json.loads(text)
+        return cls(Arm(**data["arm"]), data["run_id"], data["metrics"], [HoldoutRow(**r) for r in data["rows"]],
+                   data["verdict"])
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """Everything a child process needs to run one arm (written as JSON by the parent)."""
+
+    config: dict[str, Any]
+    arm: dict[str, Any]
+    parent_run_id: str
+    baseline_rows: str
+    result_path: str
+
+    def write(self, path: Path) -> Path:
+        """Write the spec as JSON to ``path``."""
+        path.write_text(json.dumps(asdict(self)), encoding="utf-8")
+        return path
+
+
+def _child_config(config: EvolveConfig, arm: Arm) -> EvolveConfig:
+    return replace(config, fitness=arm.fitness, optimizer=arm.optimizer, seed=arm.seed)
+
+
+def _run_arm(setup: Setup, config: EvolveConfig, arm: Arm, models: Models, parent_run_id: str,
+             baseline: list[HoldoutRow], reporter: Reporter) -> ArmResult:
+    with MlflowTracker(config.experiment_name(), run_name=f"{setup.skill.name}-{arm.label}-s{arm.seed}",
+                       parent_run_id=parent_run_id) as child:
+        result = evolve_run(setup, _child_config(config, arm), arm.fitness, models, child, reporter,
+                            baseline_rows=baseline)
+    return ArmResult.from_run(arm, result)
+
+
+def run_child(spec_path: Path, reporter: Reporter) -> ArmResult:
+    """Run one arm in this process from a :class:`ChildSpec` file; writes and returns its :class:`ArmResult`.
+
+    The splits are rebuilt from the experiment's config (deterministic for its seed) and the baseline rows are
+    read from the parent's file, so a child never re-grades the baseline.
+    """
+    spec = ChildSpec(**json.loads(spec_path.read_text(encoding="utf-8")))
+    config = EvolveConfig(**spec.config)
+    arm = Arm(**spec.arm)
+    setup = prepare(config)
+    baseline = [HoldoutRow(**json.loads(line))
+                for line in Path(spec.baseline_rows).read_text(encoding="utf-8").splitlines() if line]
+    models = build_models(_child_config(config, arm), judge=True)
+    result = _run_arm(setup, config, arm, models, spec.parent_run_id, baseline, reporter)
+    Path(spec.result_path).write_text(result.to_json(), encoding="utf-8")
+    return result
+
+
+def _run_processes(arms: Sequence[Arm], config: EvolveConfig, parent_run_id: str, baseline: list[HoldoutRow],
+                   workdir: Path, parallel: int, reporter: Reporter) -> list[ArmResult]:
+    """Each arm in its own ``harness child`` process, ``parallel`` at a time; the parent's run id is not
+    passed through the environment, so no child can log into the parent."""
+    folder = workdir / "children"
+    folder.mkdir(parents=True, exist_ok=True)
+    baseline_path = folder / "baseline_rows.jsonl"
+    baseline_path.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in baseline), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID")}
+
+    def launch(index: int, arm: Arm) -> ArmResult:
+        base = folder / f"arm{index}"
+        spec = ChildSpec(asdict(config), asdict(arm), parent_run_id, str(baseline_path), f"{base}.result.json")
+        with open(f"{base}.log", "w", encoding="utf-8") as log:
+            proc = subprocess.run([sys.executable, "-m", "harness.cli", "child", str(spec.write(Path(f"{base}.json")))],
+                                  env=env, stdout=log, stderr=subprocess.STDOUT, check=False)
+        if proc.returncode != 0:
+            tail = Path(f"{base}.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+            raise ChildRunError(f"child run {arm.label} (seed {arm.seed}) failed with exit code {proc.returncode}: "
+                                + " / ".join(tail) + f" (log: {base}.log)")
+        reporter.note(f"child {arm.label} (seed {arm.seed}) finished")
+        return ArmResult.from_json(Path(spec.result_path).read_text(encoding="utf-8"))
+
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return list(pool.map(launch, range(len(arms)), arms))
+
+
+class ChildRunError(RuntimeError):
+    """A child process of a side-by-side experiment failed (message names the arm and its log)."""
 
 
 def compare(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[str], seeds: int,
-            parent: MlflowTracker, reporter: Reporter) -> list[tuple[Arm, RunResult]]:
+            parent: MlflowTracker, reporter: Reporter, parallel: int = 1) -> list[ArmResult]:
     """Run every arm as a child of ``parent`` (already entered) and log the cross-grading into the parent.
+
+    Args:
+        parallel: 1 = children one after another in this process (sharing the loaded models); N > 1 = each
+            child in its own process, N at a time.
 
     Raises:
         as :func:`harness.run.evolve`; a failing child fails the experiment (and its own run is FAILED).
     """
+    if parallel < 1:
+        raise ConfigError(f"invalid parallel={parallel}: expected at least 1")
     setup = prepare(config)
     arms = plan_arms(fitnesses, optimizers, seeds, config.seed, setup.skill.name)
     reporter.phase(f"side-by-side: {len(arms)} child runs ("
-                   + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + ")")
+                   + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + f"), {parallel} at a time")
     log_setup(setup, config, ",".join(dict.fromkeys(a.fitness for a in arms)), parent)
     parent.set_tags({"experiment.kind": "side-by-side", "experiment.arms": str(len(arms))})
     models = build_models(config, judge=True)
     reporter.phase("baseline holdout (produced once, shared by every child)")
     baseline = grade_baseline(setup, models, config, reporter)
     parent.log_table(pd.DataFrame([r.to_dict() for r in baseline]), "holdout/baseline_table.json")
-    results: list[tuple[Arm, RunResult]] = []
-    for arm in arms:
-        child_config = replace(config, fitness=arm.fitness, optimizer=arm.optimizer, seed=arm.seed)
-        reporter.phase(f"child: {arm.label} (seed {arm.seed})")
-        with MlflowTracker(config.experiment_name(), run_name=f"{setup.skill.name}-{arm.label}-s{arm.seed}",
-                           parent_run_id=parent.run_id) as child:
-            result = evolve_run(setup, child_config, arm.fitness, models, child, reporter, baseline_rows=baseline)
-        results.append((arm, result))
+    assert parent.run_id is not None
+    if parallel == 1:
+        results = []
+        for arm in arms:
+            reporter.phase(f"child: {arm.label} (seed {arm.seed})")
+            results.append(_run_arm(setup, config, arm, models, parent.run_id, baseline, reporter))
+    else:
+        results = _run_processes(arms, config, parent.run_id, baseline, setup.workdir, parallel, reporter)
     matrix = xgrade_matrix(results)
     lines = summary_lines(matrix)
     _log_parent(parent, matrix, lines, seed_spreads(results, config.alpha), setup.workdir)
@@ -176,4 +305,5 @@ def compare(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence
     return results
 
 
-__all__ = ["ALL_FITNESS", "Arm", "FITNESS_CHOICES", "compare", "parse_list", "plan_arms", "xgrade_matrix"]
+__all__ = ["ALL_FITNESS", "Arm", "ArmResult", "ChildRunError", "compare", "parse_list", "plan_arms", "run_child",
+           "xgrade_matrix"]

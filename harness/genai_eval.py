@@ -10,8 +10,10 @@
   composite, rationale = feedback, sub-scores in metadata; an unscored grade is an assessment error) and
   the task's expectations (``task_id``, ``kind``, ``expected_behavior``, ``answer``, ``group``);
 * each trace is tagged ``variant`` (baseline / evolved), ``task_id``, ``holdout.index`` (position in
-  ``tasks``) and ``holdout.eval_id`` (one id per call), so the UI can filter and compare the variants
-  (``tags.variant = 'evolved'``).
+  ``tasks``) and ``holdout.eval_id`` (one id per call, also the run tag ``holdout.<variant>.eval_id``), so
+  the UI can filter and compare the variants (``tags.variant = 'evolved'``);
+* the graders' own DSPy calls (the judge's LM) are not traced (:func:`harness.scorers.untraced_dspy_calls`),
+  so the run holds exactly one trace per task and variant.
 
 The :class:`harness.evaluate.HoldoutRow` objects returned are built **from those assessments** (read back
 from the evaluation result), so the holdout table and the MLflow traces are two views of one grading.  For
@@ -23,6 +25,7 @@ Run attachment: ``mlflow.genai.evaluate`` logs into the active run of the callin
 run when there is none.  ``genai_holdout(..., run_id=R)`` makes ``R`` that active run for the call (resuming
 it, nested under another active run if needed, and restoring its status afterwards), so no extra run is
 created; with ``run_id=None`` the active run is used, and only when there is none does MLflow create one.
+Each trace's source run (metadata ``mlflow.sourceRun``) is set to that run explicitly.
 ``mlflow.genai.evaluate`` also sets the run tag ``mlflow.runType = genai_evaluate`` (when unset) and logs
 the evaluation data as a run input named ``dataset``.  No aggregate metrics are logged by the evaluation
 (both variants share one run and MLflow's ``<scorer>/mean`` names would collide); the harness logs its own
@@ -65,6 +68,7 @@ TAG_ERROR = "holdout.error"
 MAX_ERROR_CHARS = 4000
 
 _SOURCE_RUN_KEY = "mlflow.assessment.sourceRunId"
+_SOURCE_RUN_TRACE_KEY = "mlflow.sourceRun"
 
 
 class GenaiHoldoutError(RuntimeError):
@@ -137,9 +141,13 @@ def _same_object_union(first: Sequence[Any], second: Sequence[Any]) -> list[Any]
     return out
 
 
-def make_predict_fn(program: SkillProgram, variant: str,
-                    on_done: Callable[[], None] | None = None) -> Callable[[str], str]:
+def make_predict_fn(program: SkillProgram, variant: str, on_done: Callable[[], None] | None = None,
+                    run_id: str | None = None) -> Callable[[str], str]:
     """The traced ``predict_fn(question) -> answer text`` of one variant.
+
+    ``run_id`` becomes each trace's source run (metadata ``mlflow.sourceRun``).  MLflow would otherwise
+    record the most recently *started* run active in any thread, which is the wrong one when an older run is
+    resumed while a newer one is active.
 
     DSPy settings of the calling thread (``with dspy.context(lm=...)``) are captured now and applied in
     MLflow's worker threads, which would otherwise see only the global DSPy configuration; callbacks are
@@ -155,6 +163,8 @@ def make_predict_fn(program: SkillProgram, variant: str,
 
     @mlflow.trace(name=f"holdout.{variant}", span_type=SpanType.CHAIN)
     def predict(question: str) -> str:
+        if run_id:
+            mlflow.update_current_trace(metadata={_SOURCE_RUN_TRACE_KEY: run_id})
         try:
             callbacks = _same_object_union(captured_callbacks, list(dspy.settings.callbacks or []))
             with dspy.context(**captured, callbacks=callbacks):
@@ -287,8 +297,8 @@ def genai_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
     env = {"MLFLOW_GENAI_EVAL_SKIP_TRACE_VALIDATION": "true", "MLFLOW_GENAI_EVAL_MAX_WORKERS": str(num_threads)}
     if "MLFLOW_GENAI_EVAL_PREDICT_RATE_LIMIT" not in os.environ:
         env["MLFLOW_GENAI_EVAL_PREDICT_RATE_LIMIT"] = "0"
-    with attached_run(run_id), _environment(env), contextlib.redirect_stdout(sys.stderr):
-        predict_fn = make_predict_fn(program, variant, on_done)
+    with attached_run(run_id) as active_id, _environment(env), contextlib.redirect_stdout(sys.stderr):
+        predict_fn = make_predict_fn(program, variant, on_done, active_id)
         result = mlflow.genai.evaluate(data=holdout_data(tasks, variant, eval_id), predict_fn=predict_fn,
                                        scorers=scorers)
     frame = result.result_df

@@ -304,6 +304,19 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     return evolved_text, gate
 
 
+def _log_plots(holdout: pd.DataFrame, result: OptimizationResult, folder: Path, optimizer: str,
+               tracker: Tracker) -> None:
+    """Per-task holdout chart (per grader) and the optimisation curve, as PNG artifacts under ``plots/``."""
+    from harness.plots import holdout_per_task_png, optimisation_curve_png
+
+    for grader in sorted(set(holdout.grader)):
+        tracker.log_file(holdout_per_task_png(holdout, folder / f"holdout_{grader}.png", grader=grader), "plots")
+    if result.progress:
+        points = [(p.iteration, p.best_val_score) for p in result.progress]
+        tracker.log_file(optimisation_curve_png(points, folder / "optimisation_curve.png",
+                                                title=f"{optimizer}: best validation score"), "plots")
+
+
 def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
                reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None = None) -> RunResult:
     """One optimisation under ``fitness``, graded on the holdout and logged into ``tracker``'s run.
@@ -330,6 +343,7 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
+    _log_plots(holdout, result, setup.workdir / f"plots-{fitness}", config.optimizer, tracker)
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
                    seed=config.seed)
     metrics = evaluate.summarize(rows)

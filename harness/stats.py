@@ -697,7 +697,13 @@ class SeedSpread:
 
 
 def pool_samples(per_seed: Sequence[PairedSample]) -> PairedSample:
-    """All pairs of all seeds in one sample; task ids become ``s<i>:<task_id>`` (i = seed position).
+    """One pair per holdout task, averaged over seeds: the pooled sample of a multi-seed experiment.
+
+    The seeds re-run the optimisation on the *same* holdout tasks, so their pairs are not independent:
+    stacking them would count each task once per seed and overstate the evidence (pseudo-replication).
+    Each task's baseline and evolved composites are therefore the means over the seeds that graded it, and
+    it counts as answered correctly when it was in a majority of those seeds.  Tasks graded in only some
+    seeds are kept with the seeds they have; ``dropped`` is the sum over seeds.
 
     Raises:
         ValueError: no samples, or samples of different graders.
@@ -707,15 +713,21 @@ def pool_samples(per_seed: Sequence[PairedSample]) -> PairedSample:
     graders = {s.grader for s in per_seed}
     if len(graders) != 1:
         raise ValueError(f"cannot pool samples of different graders: {sorted(graders)}")
-    return PairedSample(
-        per_seed[0].grader,
-        tuple(f"s{i}:{t}" for i, s in enumerate(per_seed) for t in s.task_ids),
-        tuple(x for s in per_seed for x in s.baseline),
-        tuple(x for s in per_seed for x in s.evolved),
-        tuple(x for s in per_seed for x in s.baseline_correct),
-        tuple(x for s in per_seed for x in s.evolved_correct),
-        sum(s.dropped for s in per_seed),
-    )
+    by_task: dict[str, list[tuple[float, float, bool, bool]]] = {}
+    for sample in per_seed:
+        for values in zip(sample.task_ids, sample.baseline, sample.evolved, sample.baseline_correct,
+                          sample.evolved_correct, strict=True):
+            by_task.setdefault(values[0], []).append(values[1:])
+    tasks = list(by_task)
+
+    def mean(i: int) -> tuple[float, ...]:
+        return tuple(float(np.mean([v[i] for v in by_task[t]])) for t in tasks)
+
+    def majority(i: int) -> tuple[bool, ...]:
+        return tuple(2 * sum(v[i] for v in by_task[t]) > len(by_task[t]) for t in tasks)
+
+    return PairedSample(per_seed[0].grader, tuple(tasks), mean(0), mean(1), majority(2), majority(3),
+                        sum(s.dropped for s in per_seed))
 
 
 def pooled_verdict(per_seed: Sequence[PairedSample], alpha: float = DEFAULT_ALPHA, n_boot: int = 2000,

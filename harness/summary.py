@@ -48,9 +48,8 @@ def summarize_run(result: RunResult, reporter: Reporter) -> None:
 def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter) -> None:
     """Per child: fitness, seed, verifier delta and verdict; then the parent run id."""
     rows = []
-    for arm, result in results:
-        verdict = result.assessment.verdict.verdict if result.assessment else "n/a"
-        deltas = ", ".join(f"{g} {_fmt(result.metrics.get(f'holdout.{g}.delta'), True)}"
-                           for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in result.metrics)
-        rows.append((f"{arm.label} (seed {arm.seed})", f"{deltas} · verdict {verdict} · run {result.run_id}"))
+    for res in results:
+        deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
+                           for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in res.metrics)
+        rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas} · verdict {res.verdict} · run {res.run_id}"))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

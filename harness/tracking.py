@@ -39,6 +39,7 @@ class Tracker(Protocol):
     def log_dict(self, data: Any, artifact_file: str) -> None: ...
     def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None: ...
     def log_artifacts(self, directory: Path, artifact_path: str) -> None: ...
+    def log_file(self, path: Path, artifact_path: str) -> None: ...
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None: ...
 
 
@@ -66,6 +67,9 @@ class NullTracker:
         """Discard."""
 
     def log_artifacts(self, directory: Path, artifact_path: str) -> None:
+        """Discard."""
+
+    def log_file(self, path: Path, artifact_path: str) -> None:
         """Discard."""
 
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None:
@@ -242,6 +246,10 @@ class MlflowTracker:
     def log_artifacts(self, directory: Path, artifact_path: str) -> None:
         """Log every file in ``directory`` under ``artifact_path``."""
         self.client.log_artifacts(self.run_id, str(directory), artifact_path=artifact_path)
+
+    def log_file(self, path: Path, artifact_path: str) -> None:
+        """Log one local file under ``artifact_path``."""
+        self.client.log_artifact(self.run_id, str(path), artifact_path=artifact_path)
 
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None:
         """Log ``frame`` as an MLflow dataset input with ``context`` (trainset / valset / holdout)."""

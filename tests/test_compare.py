@@ -113,3 +113,21 @@ def test_summary_lines_name_the_verifier_beside_each_fitness() -> None:
 
 def test_xgrade_matrix_empty_without_results() -> None:
     assert xgrade_matrix([]).empty
+
+
+def test_two_optimizers_side_by_side(mlflow_store: str) -> None:
+    result = CliRunner().invoke(main, ["compare", "--fitness", "verifier", "--optimizers", "gepa,miprov2",
+                                       "--task-model", "test/lessons", "--reflection-model", "test/proposer",
+                                       "--judge-model", "test/judge", "--num-cases", "40", "--budget", "40",
+                                       "--quiet"])
+    assert result.exit_code == 0, result.output
+    runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
+    parent_id = runs[runs["tags.mlflow.parentRunId"].isna()].run_id.iloc[0]
+    children = _children(parent_id)
+    assert sorted(children["tags.optimizer"]) == ["gepa", "miprov2"]
+    metrics = mlflow.get_run(parent_id).data.metrics
+    assert "xgrade.verifier.verifier.delta" in metrics            # the gepa arm
+    assert "xgrade.verifier.miprov2.verifier.delta" in metrics    # the miprov2 arm, cross-graded the same way
+    mipro = children[children["tags.optimizer"] == "miprov2"].iloc[0]
+    assert "miprov2.best_val_score" in {k.removeprefix("metrics.") for k in mipro.index if k.startswith("metrics.")
+                                        and mipro[k] == mipro[k]}

@@ -459,7 +459,7 @@ def test_pooled_verdict_same_sign_and_significant() -> None:
     assert spread.min_delta == pytest.approx(min(means)) and spread.max_delta == pytest.approx(max(means))
     assert spread.mean_delta == pytest.approx(statistics.fmean(means))
     assert spread.std_delta == pytest.approx(statistics.stdev(means))
-    assert spread.pooled.n_pairs == 24 and spread.n_seeds == 3
+    assert spread.pooled.n_pairs == 8 and spread.n_seeds == 3  # one pair per task, averaged over seeds
     assert spread.to_metrics()["stats.verifier.seeds.n_seeds"] == 3.0
     assert "stats.pooled.verifier.wilcoxon_p" in spread.to_metrics()
 
@@ -483,7 +483,10 @@ def test_pooled_verdict_regressed_and_errors() -> None:
         pooled_verdict([])
     with pytest.raises(ValueError, match="different graders"):
         pooled_verdict([sample_from_deltas([0.1]), sample_from_deltas([0.1], grader="judge")])
-    assert pool_samples(seeds).task_ids[0] == "s0:t0" and pool_samples(seeds).task_ids[8] == "s1:t0"
+    pooled = pool_samples(seeds)  # same tasks re-run per seed: averaged per task, never stacked
+    assert pooled.task_ids == tuple(f"t{i}" for i in range(8))
+    assert pooled.deltas.tolist() == pytest.approx([-(a + b) / 2 for a, b in zip(STRONG_UP[:8], STRONG_UP[8:],
+                                                                                    strict=True)])
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,0 +1,90 @@
+"""``--dry-run``: check everything a run needs and say what it would do, without running it.
+
+Loads the skill, builds and saves the dataset, resolves every model and checks it answers one call, checks
+the tracking store, and returns the plan: sizes, budget, models and the LM calls to expect.  It creates no
+MLflow run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.config import EvolveConfig
+from harness.lm import ModelSpec
+from harness.run import prepare, resolve_fitness
+
+#: GEPA's default reflection minibatch (dspy.GEPA(reflection_minibatch_size=3))
+MINIBATCH = 3
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run would do: ``rows`` of (what, value) to print, and the expected LM calls per role."""
+
+    rows: list[tuple[str, str]]
+    expected_calls: dict[str, int]
+
+
+def model_specs(config: EvolveConfig, fitnesses: Sequence[str]) -> dict[str, ModelSpec]:
+    """The models a run with ``config`` would build, by role (task, reflection, judge)."""
+    base = config.api_base or None
+    specs = {"task": ModelSpec(config.task_model, base, max_tokens=config.max_tokens, seed=config.seed)}
+    if config.resolved_proposer() == "llm":
+        specs["reflection"] = ModelSpec(config.reflection_model, base, temperature=1.0, seed=config.seed)
+    if "judge" in fitnesses or len(fitnesses) > 1:
+        specs["judge"] = ModelSpec(config.judge_model, base, seed=config.seed)
+    return specs
+
+
+def expected_calls(config: EvolveConfig, holdout: int, arms: int, judge: bool) -> dict[str, int]:
+    """Upper estimates of uncached LM calls by role for ``arms`` optimisations sharing one baseline.
+
+    Task LM: the metric-call budget per arm (every metric call is one program call) plus the holdout twice
+    for a single run, once per arm plus the shared baseline for an experiment.  Reflection: at most one
+    proposal per GEPA iteration, and an iteration spends at least ``2 × MINIBATCH`` metric calls.  Judge: one
+    call per holdout output, plus one per metric call where the judge is the fitness (cached per output).
+    """
+    task = arms * (config.budget + holdout) + holdout
+    calls = {"task": task}
+    if config.resolved_proposer() == "llm":
+        calls["reflection"] = arms * max(1, config.budget // (2 * MINIBATCH))
+    if judge:
+        calls["judge"] = (arms + 1) * holdout + (config.budget if config.fitness == "judge" else 0)
+    return calls
+
+
+def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[str] = ("gepa",),
+         seeds: int = 1) -> Plan:
+    """Check the skill, dataset, models and store; return what the run would do.
+
+    Raises:
+        harness.skills.SkillError, verifiers.DatasetError, verifiers.UnknownVerifierError,
+        harness.lm.ModelError, harness.tracking.TrackingError: whatever would stop the real run.
+    """
+    from harness.preflight import check_models
+    from harness.tracking import check_tracking_store
+
+    setup = prepare(config)
+    resolved = [resolve_fitness(f, setup.skill.name) for f in fitnesses]
+    specs = model_specs(config, resolved)
+    reports = check_models(specs)
+    uri = check_tracking_store()
+    arms = len(resolved) * len(optimizers) * seeds
+    judge = "judge" in specs
+    calls = expected_calls(config, len(setup.splits.holdout), arms, judge)
+    rows = [
+        ("skill", f"{setup.skill.name} ({setup.skill.path}, sha256 {setup.skill.sha256[:12]})"),
+        ("fitness", ", ".join(resolved)),
+        ("optimizer", ", ".join(optimizers) + f" ({config.resolved_proposer()} proposer)"),
+        ("child runs", f"{arms} ({seeds} seed(s))" if arms > 1 else "none (a single run)"),
+        ("dataset", f"{setup.splits.digest()}: " + ", ".join(f"{k} {v}" for k, v in setup.splits.sizes.items())
+         + f", saved to {setup.workdir / 'dataset'}"),
+        ("budget", f"{config.budget} metric calls per optimisation"),
+        *[(f"{role} model", f"{spec.model}" + (f" at {spec.api_base}" if spec.api_base else "")
+           + f" — answered in {reports[role].latency_s:.2f} s") for role, spec in specs.items()],
+        ("tracking store", uri),
+        ("expected LM calls", ", ".join(f"{role} ≤ {n}" for role, n in calls.items())
+         + " (fewer with a warm DSPy cache)"),
+    ]
+    return Plan(rows, calls)

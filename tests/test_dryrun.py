@@ -1,0 +1,53 @@
+"""``--dry-run``: every check of a real run, the plan printed, exit 0, and no MLflow run created."""
+
+from __future__ import annotations
+
+import mlflow
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.config import EvolveConfig
+from harness.dryrun import expected_calls
+
+
+def _runs() -> int:
+    return len(mlflow.search_runs(search_all_experiments=True))
+
+
+def test_dry_run_prints_the_plan_and_creates_no_run(mlflow_store: str) -> None:
+    before = _runs()
+    result = CliRunner().invoke(main, ["evolve", "--dry-run", "--task-model", "test/oracle", "--budget", "40"])
+    assert result.exit_code == 0, result.output
+    for needle in ("dry run: what this run would do", "trainset 36, valset 16, holdout 16", "40 metric calls",
+                   "test/oracle", "task ≤ 72", "no MLflow run was created"):
+        assert needle in result.output, needle
+    assert _runs() == before
+
+
+def test_dry_run_value_spelling_from_mlproject(mlflow_store: str) -> None:
+    result = CliRunner().invoke(main, ["evolve", "--dry-run", "true", "--task-model", "test/oracle"])
+    assert result.exit_code == 0 and "dry run" in result.output
+    result = CliRunner().invoke(main, ["evolve", "--dry-run", "false", "--task-model", "test/oracle",
+                                       "--num-cases", "8", "--budget", "8", "--quiet"])
+    assert result.exit_code == 0 and _runs() == 1  # false means a real run
+
+
+def test_dry_run_of_a_side_by_side_experiment_counts_every_arm(mlflow_store: str) -> None:
+    result = CliRunner().invoke(main, ["compare", "--dry-run", "--fitness", "keyword,verifier", "--optimizers",
+                                       "gepa,miprov2", "--seeds", "2", "--task-model", "test/oracle",
+                                       "--judge-model", "test/judge"])
+    assert result.exit_code == 0, result.output
+    assert "8 (2 seed(s))" in result.output and "judge model" in result.output
+    assert _runs() == 0
+
+
+def test_dry_run_fails_like_the_real_run(mlflow_store: str) -> None:
+    result = CliRunner().invoke(main, ["evolve", "--dry-run", "--task-model", "test/nosuch"])
+    assert result.exit_code == 2
+    assert "test/nosuch" in result.output and _runs() == 0
+
+
+def test_expected_calls_arithmetic() -> None:
+    config = EvolveConfig(budget=60, reflection_model="embedded")
+    calls = expected_calls(config, holdout=16, arms=1, judge=True)
+    assert calls == {"task": 60 + 16 + 16, "reflection": 10, "judge": 2 * 16}
