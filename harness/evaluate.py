@@ -87,7 +87,8 @@ def grade(outputs: Sequence[Output], graders: Sequence[Grader], variant: str) ->
         for grader in graders:
             try:
                 g = grader.grade(out.task, out.text)
-                reason = "" if g else f"unscored by {grader.name}"
+                why = getattr(grader, "unscored_reason", None)
+                reason = "" if g else f"unscored by {grader.name}" + (f": {why(out.task, out.text)}" if why else "")
             except Exception as exc:  # a grader's LM failing on one output leaves that grade unscored, with why
                 g, reason = None, f"unscored by {grader.name}: {type(exc).__name__}: {exc}"
             nan = float("nan")

@@ -292,6 +292,10 @@ class JudgeGrader:
                     self.unscored_examples.append((task.task_id, error, reply[:EXCERPT_CHARS]))
             return result
 
+    def unscored_reason(self, task: Task, output: str) -> str:
+        """Why the cached judgement of ``(task, output)`` is unscored (``""`` when it was scored)."""
+        return self.judgement(task, output).error
+
     def grade(self, task: Task, output: str) -> Grade | None:
         """The judge's grade of ``output`` for ``task`` (composite in [0, 1]; procedure in ``well_formed``),
         or None when the reply is unscored.  Raises what :meth:`judgement` raises (LM failures)."""

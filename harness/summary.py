@@ -27,6 +27,10 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append((f"{grader} correct share",
                      f"{_fmt(m.get(f'holdout.{grader}.baseline.correct_share'))} → "
                      f"{_fmt(m.get(f'holdout.{grader}.evolved.correct_share'))}"))
+        unscored = [int(m.get(f"holdout.{grader}.{v}.unscored", 0)) for v in ("baseline", "evolved")]
+        if any(unscored):
+            rows.append((f"{grader} unscored", f"{unscored[0]} baseline, {unscored[1]} evolved (left out of the "
+                                               "means; see the holdout table's feedback)"))
     opt = result.optimization
     rows.append((result.optimizer, f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
                          f"{opt.unusable_proposals}/{opt.proposals} unusable proposals"))

@@ -328,11 +328,27 @@ _OFFLINE_SCRIPT = textwrap.dedent("""
 """)
 
 
+#: variables that make MLflow think it runs in CI or under pytest, which silently turns its telemetry off
+_CI_VARIABLES = ("PYTEST_CURRENT_TEST", "CI", "GITHUB_ACTIONS", "GITLAB_CI", "CIRCLECI", "JENKINS_URL", "TRAVIS",
+                 "TF_BUILD", "BUILDKITE", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ARN", "TEAMCITY_VERSION",
+                 "CLOUD_RUN_EXECUTION", "RUNBOT_HOST_URL", "RUNBOT_BUILD_NAME", "RUNBOT_WORKER_ID")
+
+
+def _user_env(**extra: str) -> dict[str, str]:
+    """This process's environment as a user's shell would have it: no pytest/CI markers, no cost-map switch."""
+    drop = {*_CI_VARIABLES, "LITELLM_LOCAL_MODEL_COST_MAP", "MLFLOW_DISABLE_TELEMETRY", "DO_NOT_TRACK"}
+    return {**{k: v for k, v in os.environ.items() if k not in drop}, "PYTHONPATH": str(REPO), **extra}
+
+
 def test_embedded_run_makes_no_network_connection(mlflow_store: str, tmp_path: Path) -> None:
     """Imports (LiteLLM's cost map included), an MLflow sqlite run, the embedded preflight and one answer,
-    with every non-unix socket connection and DNS lookup refused and recorded."""
-    env = {k: v for k, v in os.environ.items() if k != "LITELLM_LOCAL_MODEL_COST_MAP"}
-    env.update(MLFLOW_TRACKING_URI=mlflow_store, DSPY_CACHEDIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
+    with every non-unix socket connection and DNS lookup refused and recorded.
+
+    MLflow telemetry is switched off here the way a user would (``MLFLOW_DISABLE_TELEMETRY``); that the
+    harness does it by itself is :func:`test_harness_turns_mlflow_telemetry_off`.
+    """
+    env = _user_env(MLFLOW_TRACKING_URI=mlflow_store, DSPY_CACHEDIR=str(tmp_path / "cache"),
+                    MLFLOW_DISABLE_TELEMETRY="true")
     question = next(t for t in TASKS if t.kind == "year").question
     proc = subprocess.run([sys.executable, "-c", _OFFLINE_SCRIPT, question], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -343,3 +359,13 @@ def test_embedded_run_makes_no_network_connection(mlflow_store: str, tmp_path: P
     assert result["answer"].strip()
     assert result["metrics"]["lm_calls.task"] == 1 and result["metrics"]["tokens.task.prompt"] > 0
     assert result["cost_map"] > 100  # LiteLLM loaded its bundled price table instead of fetching one
+
+
+@pytest.mark.xfail(strict=True, reason="harness/__init__.py does not yet set MLFLOW_DISABLE_TELEMETRY: outside "
+                   "pytest/CI, MLflow 3.17 looks up config.mlflow-telemetry.io during a run")
+def test_harness_turns_mlflow_telemetry_off(tmp_path: Path) -> None:
+    code = "import harness, mlflow.telemetry.utils as t; print(t.is_telemetry_disabled())"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_user_env(), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "True"
