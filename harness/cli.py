@@ -294,8 +294,10 @@ def _preflight(config: EvolveConfig) -> None:
 def _register_commands() -> None:
     """Commands that live in their own modules (imported here, at the CLI boundary only)."""
     from harness.export import export_command
+    from harness.prompts import versions_command
 
     main.add_command(export_command)
+    main.add_command(versions_command)
 
 
 _register_commands()

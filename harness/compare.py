@@ -286,7 +286,7 @@ def compare(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence
     parent.set_tags({"experiment.kind": "side-by-side", "experiment.arms": str(len(arms))})
     models = build_models(config, judge=True)
     reporter.phase("baseline holdout (produced once, shared by every child)")
-    baseline = grade_baseline(setup, models, config, reporter)
+    baseline = grade_baseline(setup, models, config, reporter, parent.run_id)
     parent.log_table(pd.DataFrame([r.to_dict() for r in baseline]), "holdout/baseline_table.json")
     assert parent.run_id is not None
     if parallel == 1:

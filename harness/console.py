@@ -1,4 +1,4 @@
-"""Console output with rich: phase lines, a progress bar for evaluations, the closing summary table."""
+"""Console output with rich: phase lines and progress bars on stderr, the closing summary on stdout."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ class Reporter:
         quiet: print only the summary.
     """
 
-    def __init__(self, quiet: bool = False, console: Console | None = None) -> None:
+    def __init__(self, quiet: bool = False, console: Console | None = None, out: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
+        self.out = out or Console()
         self.quiet = quiet
 
     def phase(self, message: str) -> None:
@@ -49,12 +50,12 @@ class Reporter:
             yield lambda: bar.advance(task)
 
     def summary(self, title: str, rows: list[tuple[str, str]], footer: Mapping[str, str]) -> None:
-        """A two-column table, then ``key: value`` footer lines."""
+        """A two-column table, then ``key: value`` footer lines, on stdout (progress goes to stderr)."""
         table = Table(title=title, show_header=False)
         table.add_column("what", style="bold")
         table.add_column("value")
         for key, value in rows:
             table.add_row(key, value)
-        self.console.print(table)
+        self.out.print(table)
         for key, value in footer.items():
-            self.console.print(f"{key}: {value}")
+            self.out.print(f"{key}: {value}", soft_wrap=True)

@@ -18,7 +18,7 @@
 The :class:`harness.evaluate.HoldoutRow` objects returned are built **from those assessments** (read back
 from the evaluation result), so the holdout table and the MLflow traces are two views of one grading.  For
 the same outputs they equal what ``harness.evaluate.grade`` gives (same values, feedback and errors; an
-unscored grade is NaN with feedback ``"unscored by <grader>"``, a grader that raised NaN with
+unscored grade is NaN with feedback ``"unscored by <grader>[: <reason>]"``, a grader that raised NaN with
 ``"unscored by <grader>: <ExceptionType>: <message>"``).
 
 Run attachment: ``mlflow.genai.evaluate`` logs into the active run of the calling thread, or starts a new
@@ -207,9 +207,9 @@ def rows_from_traces(frame: pd.DataFrame, tasks: Sequence[Task], graders: Sequen
 
     A grade is read from the trace's assessment named after the grader: value -> ``composite``, metadata ->
     the sub-scores, rationale -> ``feedback``.  An assessment error gives NaN values and the feedback
-    ``harness.evaluate.grade`` writes: ``"unscored by <grader>"`` when the grader could not grade,
-    ``"unscored by <grader>: <ExceptionType>: <message>"`` when it raised.  The output text is the trace's
-    response, and ``error`` the trace's :data:`TAG_ERROR` (then the output is ``""``).
+    ``harness.evaluate.grade`` writes: ``"unscored by <grader>[: <reason>]"`` (the error message) when the
+    grader could not grade, ``"unscored by <grader>: <ExceptionType>: <message>"`` when it raised.  The output
+    text is the trace's response, and ``error`` the trace's :data:`TAG_ERROR` (then the output is ``""``).
 
     Args:
         frame: ``EvaluationResult.result_df`` or ``mlflow.search_traces(...)`` (pandas): columns ``tags``,
@@ -246,9 +246,11 @@ def rows_from_traces(frame: pd.DataFrame, tasks: Sequence[Task], graders: Sequen
             problem = feedback_value.get("error")
             if problem:
                 values: tuple[float, ...] = (nan, nan, nan, nan)
-                feedback = f"unscored by {grader.name}"
-                if str(problem.get("error_code", "")) != UNSCORED_ERROR_CODE:
-                    feedback += f": {problem.get('error_message') or problem.get('error_code')}"
+                message = str(problem.get("error_message") or "")
+                if str(problem.get("error_code", "")) == UNSCORED_ERROR_CODE:  # the message is the feedback
+                    feedback = message or f"unscored by {grader.name}"
+                else:
+                    feedback = f"unscored by {grader.name}: {message or problem.get('error_code')}"
             else:
                 metadata = item.get("metadata") or {}
                 values = (*(float(metadata[key]) for key in SUB_SCORE_KEYS), float(feedback_value["value"]))

@@ -42,6 +42,8 @@ from harness.usage import UsageCounter
 from verifiers import Splits, UnknownVerifierError, Verifier, available_verifiers, get_verifier, has_verifier
 
 HOLDOUT_TABLE = "holdout/holdout_table.json"
+#: the grader whose delta is the headline (tags of registered skill versions)
+PRIMARY_GRADER = "verifier"
 #: optimizer name -> runner with the shape of :func:`harness.optimize.run_gepa`
 OPTIMIZERS: dict[str, Any] = {"gepa": run_gepa, "miprov2": run_miprov2}
 
@@ -226,19 +228,31 @@ def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker
 
 
 def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], num_threads: int,
-                  reporter: Reporter) -> list[evaluate.HoldoutRow]:
-    """Answer every holdout task with skill ``body`` (the task LM from DSPy's context) and grade the answers."""
+                  reporter: Reporter, run_id: str | None = None) -> list[evaluate.HoldoutRow]:
+    """Answer every holdout task with skill ``body`` (the task LM from DSPy's context) and grade the answers.
+
+    With a ``run_id`` the evaluation runs through ``mlflow.genai.evaluate``: each task becomes a trace of
+    that run holding the task LM's call and every grader's assessment, and the rows are read back from
+    those assessments (one grading, two views).  Without one (no tracking store) it runs in-process.
+    """
+    program = SkillProgram(body)
     with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
-        outputs = evaluate.generate(SkillProgram(body), setup.splits.holdout, num_threads, on_done=advance)
+        if run_id is not None:
+            from harness.genai_eval import genai_holdout
+
+            return genai_holdout(program, setup.splits.holdout, graders, variant, run_id,
+                                 num_threads=num_threads, on_done=advance)
+        outputs = evaluate.generate(program, setup.splits.holdout, num_threads, on_done=advance)
     return evaluate.grade(outputs, graders, variant)
 
 
-def grade_baseline(setup: Setup, models: Models, config: EvolveConfig,
-                   reporter: Reporter) -> list[evaluate.HoldoutRow]:
-    """The baseline's holdout rows: produced once, graded by every grader (shared by all runs of an experiment)."""
+def grade_baseline(setup: Setup, models: Models, config: EvolveConfig, reporter: Reporter,
+                   run_id: str | None = None) -> list[evaluate.HoldoutRow]:
+    """The baseline's holdout rows: produced once, graded by every grader (shared by all runs of an experiment);
+    with ``run_id`` its traces belong to that run."""
     with dspy.context(lm=models.task):
         return grade_variant(setup.skill.body, "baseline", setup, holdout_graders(setup, models),
-                             config.num_threads, reporter)
+                             config.num_threads, reporter, run_id)
 
 
 def _progress_logger(tracker: Tracker, optimizer: str) -> Any:
@@ -331,14 +345,14 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     started = time.perf_counter()
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:
-        baseline_rows = grade_baseline(setup, models, config, reporter)
+        baseline_rows = grade_baseline(setup, models, config, reporter, tracker.run_id)
     with dspy.context(lm=models.task):
         metric = FitnessMetric(build_grader(fitness, setup, models))
         result = _optimize(config, setup, metric, models, tracker, reporter)
         evolved_text, gate = _apply_gates(setup.skill, result, tracker, reporter)
         evolved_body = parse_skill(evolved_text, setup.skill.path).body
         rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, holdout_graders(setup, models),
-                                             config.num_threads, reporter)
+                                             config.num_threads, reporter, tracker.run_id)
     (setup.workdir / f"SKILL.evolved.{fitness}.md").write_text(evolved_text, encoding="utf-8")
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, HOLDOUT_TABLE)
@@ -352,6 +366,9 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
     tracker.log_text(claim.report, CLAIM_ARTIFACT)
+    if gate.passed:
+        tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
+                                       metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
                      wall, claim, config.optimizer, config.seed)
 

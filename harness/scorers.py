@@ -10,10 +10,12 @@ A scorer made by :func:`grader_scorer` grades one row of an evaluation and retur
 
 A grader that cannot grade (``grade`` returns ``None``: an unparseable judge reply) yields a Feedback
 holding an :class:`mlflow.entities.AssessmentError` with code :data:`UNSCORED_ERROR_CODE` and no value,
-never a number.  An exception raised by a grader (an LM failure of the judge) is caught and becomes an
-assessment error with code :data:`GRADER_ERROR_CODE`, message ``"<ExceptionType>: <message>"`` and the stack
-trace; a malformed row (no question, an unusable ``outputs``) raises, which MLflow records as an error
-assessment with code ``SCORER_ERROR``.
+never a number; its message is ``"unscored by <grader>"``, followed by ``": <reason>"`` when the grader has
+an optional ``unscored_reason(task, output) -> str`` method (the judge does) - the text
+``harness.evaluate.grade`` writes as the row's feedback.  An exception raised by a grader (an LM failure of
+the judge) is caught and becomes an assessment error with code :data:`GRADER_ERROR_CODE`, message
+``"<ExceptionType>: <message>"`` and the stack trace; a malformed row (no question, an unusable ``outputs``)
+raises, which MLflow records as an error assessment with code ``SCORER_ERROR``.
 
 Evaluation rows look like::
 
@@ -170,13 +172,14 @@ class GraderScorer(Scorer):
         try:
             with untraced_dspy_calls():
                 grade = grader.grade(task, text)
+                why = getattr(grader, "unscored_reason", None) if grade is None else None
+                message = f"unscored by {grader.name}" + (f": {why(task, text)}" if why else "")
         except Exception as exc:  # a grader's failure (e.g. its LM) is an assessment error, never a number
             return Feedback(name=self.name, source=source, metadata={"grader": grader.name},
                             error=AssessmentError(error_code=GRADER_ERROR_CODE,
                                                   error_message=f"{type(exc).__name__}: {exc}",
                                                   stack_trace=traceback.format_exc()))
         if grade is None:
-            message = f"unscored: the {grader.name} grader could not grade this output"
             return Feedback(name=self.name, source=source, metadata={"grader": grader.name},
                             error=AssessmentError(error_code=UNSCORED_ERROR_CODE, error_message=message))
         metadata = {key: format_sub_score(getattr(grade, key)) for key in SUB_SCORE_KEYS}

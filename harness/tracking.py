@@ -41,6 +41,8 @@ class Tracker(Protocol):
     def log_artifacts(self, directory: Path, artifact_path: str) -> None: ...
     def log_file(self, path: Path, artifact_path: str) -> None: ...
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None: ...
+    def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
+                               delta: float | None) -> int | None: ...
 
 
 class NullTracker:
@@ -74,6 +76,11 @@ class NullTracker:
 
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None:
         """Discard."""
+
+    def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
+                               delta: float | None) -> int | None:
+        """Nothing is registered without a store."""
+        return None
 
 
 class TrackingError(RuntimeError):
@@ -260,3 +267,21 @@ class MlflowTracker:
         dataset = mlflow.data.from_pandas(frame, name=name, digest=digest)
         entity = DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
         self.client.log_inputs(self.run_id, datasets=[entity])
+
+    def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
+                               delta: float | None) -> int | None:
+        """Register ``evolved_text`` in MLflow's prompt registry as the next version of the skill's prompt
+        (the baseline is version 1), tagged with this run, the fitness, the verdict and the holdout delta.
+
+        Returns the version, or None when the registry already holds a different baseline for this skill
+        name (then nothing is registered and the tag ``registry.note`` says why).
+        """
+        from harness.prompts import BaselineMismatchError, register_evolved
+
+        try:
+            version = register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta)
+        except BaselineMismatchError as exc:
+            self.set_tags({"registry.note": str(exc)[:MAX_PARAM_CHARS]})
+            return None
+        self.set_tags({"registry.version": str(version)})
+        return version

@@ -40,7 +40,7 @@ def test_mlflow_run_with_test_lm_logs_into_the_project_run(mlflow_store: str, tm
     assert run.data.tags["mlflow.project.entryPoint"] == "main"  # the run MLflow Projects created
     assert run.data.params["skill"] == "arxiv" and run.data.params["fitness"] == "verifier"
     assert run.data.metrics["holdout.verifier.evolved"] > run.data.metrics["holdout.verifier.baseline"]
-    assert f"run id: {run.info.run_id}" in proc.stderr
+    assert f"run id: {run.info.run_id}" in proc.stdout
 
 
 def test_mlflow_run_bad_parameter_fails_the_run_with_one_line(mlflow_store: str, tmp_path: Path) -> None:

@@ -88,7 +88,7 @@ def test_unscored_grade_is_an_assessment_error_not_a_number() -> None:
     fb = grader_scorer(NeverGrades()).run(inputs={"question": "q"}, outputs="anything")
     assert fb.value is None
     assert fb.error is not None and fb.error.error_code == UNSCORED_ERROR_CODE
-    assert "could not grade" in fb.error.error_message
+    assert fb.error.error_message == "unscored by judge"  # the feedback harness.evaluate.grade writes
     assert fb.source.source_type == "LLM_JUDGE"
 
 
@@ -116,6 +116,7 @@ def test_judge_scorer_with_offline_test_judges() -> None:
     assert good.value == pytest.approx(1.0) and good.rationale.startswith("judge: correctness 1.00")
     garbage = grader_scorer(build_judge("skill", "test/judge-garbage")).run(outputs="2017", **row)
     assert garbage.value is None and garbage.error.error_code == UNSCORED_ERROR_CODE
+    assert garbage.error.error_message.startswith("unscored by judge: ")  # with the judge's parse failure
 
 
 def test_rows_rebuild_tasks_and_outputs() -> None:

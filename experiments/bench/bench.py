@@ -1,0 +1,391 @@
+"""Benchmark the harness on the machine it runs on and print one table (markdown).
+
+Measures, with the offline test LMs of :mod:`harness.testing` (so the figures measure the harness, never a
+model):
+
+1. **grading** — ``ArxivVerifier.score`` throughput on one core over realistic outputs (right, wrong,
+   hedged, evasive, verbose and empty answers for every task of the pool);
+2. **harness overhead** — a full ``evolve`` run (68 tasks, budget 100) with the zero-latency ``test/oracle``
+   LM into a SQLite MLflow store: wall time, and the time spent inside the ``MlflowTracker`` methods
+   (each public method and run start/end wrapped with a timer), compared with a :class:`NullTracker` run
+   of the same config;
+3. **threads** — holdout evaluation (generate + grade, baseline and evolved variants) with
+   ``test/sleepy-200`` (200 ms per call) at 1 and 8 threads;
+4. **cached rerun** — the same evolve twice against one DSPy disk cache in a temp folder, with
+   ``test/sleepy-20`` so the first run has LM latency; the second starts with an empty memory cache, as a
+   new process would;
+5. **export** — :func:`harness.export.holdout_table` over 1,000 runs (``bench_export.bench_export``).
+
+Usage::
+
+    python experiments/bench/bench.py                 # everything (about 5-10 minutes on 2 cores)
+    python experiments/bench/bench.py --only grading,threads
+    python experiments/bench/bench.py --export-runs 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import importlib.metadata
+import logging
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_export, when run as a script
+
+from bench_export import bench_export, machine  # noqa: E402
+
+SECTIONS: tuple[str, ...] = ("grading", "overhead", "threads", "cache", "export")
+PACKAGES: tuple[str, ...] = ("skill-evolution-harness", "dspy", "gepa", "mlflow", "pandas", "SQLAlchemy")
+OFFLINE_NOTE = ("Figures come from the offline test LMs of harness.testing (test/oracle, test/sleepy-<ms>): "
+                "they measure the harness, not any model.")
+
+#: targets of the issue: (section, comparison, value)
+TARGET_GRADES_PER_S = 50_000
+TARGET_OVERHEAD_S = 10.0
+TARGET_SPEEDUP = 5.0
+TARGET_CACHE_SPEEDUP = 20.0
+TARGET_EXPORT_S = 5.0
+
+
+@dataclass
+class Row:
+    """One line of the result table."""
+
+    measure: str
+    result: str
+    target: str
+    met: bool | None
+    detail: str = ""
+
+
+# ------------------------------------------------------------------------------------------------ machine
+
+
+def machine_info() -> dict[str, str]:
+    """nproc, CPU model, Python and the versions of the packages that matter here."""
+    info = machine()
+    versions = []
+    for name in PACKAGES:
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name} (not installed)")
+    return {"nproc": str(info["nproc"]), "cpu": str(info["cpu_model"]),
+            "python": f"{platform.python_implementation()} {platform.python_version()}",
+            "os": f"{platform.system()} {platform.release()}", "packages": ", ".join(versions),
+            "load": " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"}
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+@contextlib.contextmanager
+def dspy_cache(folder: Path | None) -> Iterator[None]:
+    """A DSPy cache in ``folder`` (disk + a fresh memory cache), or no cache at all when ``folder`` is None."""
+    import dspy
+
+    if folder is None:
+        dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+    else:
+        dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(folder))
+    yield
+
+
+@contextlib.contextmanager
+def engine_call_counter() -> Iterator[list[int]]:
+    """Count the calls that reach a test LM's engine (i.e. were not answered by DSPy's cache)."""
+    from harness.testing import ScriptedEngine
+
+    calls = [0]
+    original = ScriptedEngine.complete
+
+    @functools.wraps(original)
+    def counted(self: Any, request: Any) -> Any:
+        calls[0] += 1
+        return original(self, request)
+
+    ScriptedEngine.complete = counted  # type: ignore[method-assign]
+    try:
+        yield calls
+    finally:
+        ScriptedEngine.complete = original  # type: ignore[method-assign]
+
+
+def timed_tracker_class() -> type:
+    """An ``MlflowTracker`` subclass whose public methods, ``__enter__`` and ``__exit__`` add their wall
+    time to ``self.seconds`` (nested calls, e.g. ``log_dict`` -> ``log_text``, are counted once)."""
+    from harness.tracking import MlflowTracker
+
+    names = [n for n in dir(MlflowTracker) if (not n.startswith("_") or n in ("__enter__", "__exit__"))
+             and callable(getattr(MlflowTracker, n)) and not isinstance(getattr(MlflowTracker, n), property)]
+
+    def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if self._timing_depth:
+                return method(self, *args, **kwargs)
+            self._timing_depth += 1
+            started = time.perf_counter()
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+                self.calls += 1
+                self._timing_depth -= 1
+        return timed
+
+    namespace: dict[str, Any] = {n: wrap(getattr(MlflowTracker, n)) for n in names}
+    namespace.update(seconds=0.0, calls=0, _timing_depth=0)
+    return type("TimedMlflowTracker", (MlflowTracker,), namespace)
+
+
+def migrated_sqlite_store(folder: Path) -> str:
+    """A SQLite tracking store in ``folder`` with MLflow's tables created (not timed: a store exists in use)."""
+    import mlflow
+
+    uri = f"sqlite:///{folder / 'mlflow.db'}"
+    mlflow.MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
+    return uri
+
+
+def run_evolve(config: Any, tracker: Any) -> tuple[Any, float]:
+    """``harness.run.evolve`` with ``tracker`` entered around it (as the CLI does); returns (result, seconds)."""
+    from harness.console import Reporter
+    from harness.run import evolve
+    from harness.tracking import MlflowTracker
+
+    started = time.perf_counter()
+    if isinstance(tracker, MlflowTracker):
+        with tracker:
+            result = evolve(config, tracker, Reporter(quiet=True))
+    else:
+        result = evolve(config, tracker, Reporter(quiet=True))
+    return result, time.perf_counter() - started
+
+
+def _config(**overrides: Any) -> Any:
+    from harness.config import EvolveConfig
+
+    base: dict[str, Any] = {"task_model": "test/oracle", "num_cases": None, "budget": 100, "seed": 0}
+    base.update(overrides)
+    return EvolveConfig(**base)
+
+
+# ------------------------------------------------------------------------------------------------ sections
+
+
+def realistic_outputs() -> list[tuple[str, str]]:
+    """(question, output) pairs: for every task of the pool, the answers a task LM actually gives."""
+    from verifiers.arxiv import PAPERS, ArxivVerifier
+
+    wrong = {"id": "9912.00001", "title": "A Survey of Nothing in Particular", "author": "Zzyzx Nobody",
+             "year": "1999"}
+    pad = ("The paper introduced a method that was widely adopted; later work extended it to other domains "
+           "and larger scales, and it is still cited as a standard reference. ") * 3
+    pairs = []
+    for task in ArxivVerifier(PAPERS).tasks():
+        answer = task.answer
+        other = wrong[task.kind]
+        for output in (f"The answer is {answer}.", answer, f"The answer is {other}.",
+                       f"It is either {answer} or {other}.", "I'm sorry, I cannot recall that.",
+                       f"{pad}To answer the question: {answer}.", "",
+                       f"**Answer:** {answer}\n\nSource: arXiv listing (submitted {task.group})."):
+            pairs.append((task.question, output))
+    return pairs
+
+
+def bench_grading(seconds: float = 3.0) -> Row:
+    """``ArxivVerifier.score`` grades per second on one thread (best of 3 timed passes over all pairs)."""
+    from verifiers.arxiv import ArxivVerifier
+
+    verifier = ArxivVerifier()
+    pairs = realistic_outputs()
+    score = verifier.score
+    for question, output in pairs:  # warm-up (regex caches, first-use allocations)
+        score(question, output)
+    rates = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or len(rates) < 3:
+        started = time.perf_counter()
+        for _ in range(20):
+            for question, output in pairs:
+                score(question, output)
+        rates.append(20 * len(pairs) / (time.perf_counter() - started))
+    best = max(rates)
+    return Row("verifier grading (ArxivVerifier.score, 1 thread)", f"{best:,.0f} grades/s",
+               f">= {TARGET_GRADES_PER_S:,} grades/s", best >= TARGET_GRADES_PER_S,
+               f"{len(pairs)} realistic outputs (right, bare, wrong, hedged, evasive, verbose, empty, markdown); "
+               f"best of {len(rates)} passes, median {statistics.median(rates):,.0f}/s")
+
+
+def bench_overhead(num_cases: int | None = None, budget: int = 100) -> list[Row]:
+    """A full run with the zero-latency test LM, into SQLite through a timed ``MlflowTracker`` and into a
+    ``NullTracker``; a short warm-up run first (imports, first-use costs)."""
+    from harness.tracking import NullTracker
+
+    config = _config(num_cases=num_cases, budget=budget)
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        root = Path(tmp)
+        uri = migrated_sqlite_store(root)
+        with dspy_cache(root / "warm-cache"):
+            run_evolve(_config(num_cases=12, budget=6, output_dir=str(root / "warm")), NullTracker())
+        with dspy_cache(root / "cache-null"):
+            _, null_s = run_evolve(replace(config, output_dir=str(root / "null")), NullTracker())
+        tracker = timed_tracker_class()(config.experiment_name(), run_name="bench-overhead", tracking_uri=uri)
+        with dspy_cache(root / "cache-mlflow"), engine_call_counter() as calls:
+            result, mlflow_s = run_evolve(replace(config, output_dir=str(root / "mlflow")), tracker)
+    cases = num_cases or 68
+    share = tracker.seconds / mlflow_s if mlflow_s else 0.0
+    lm_calls = int(result.metrics.get("lm_calls.task", calls[0]))
+    return [
+        Row(f"full run, zero-latency LM ({cases} tasks, budget {budget}), MLflow (SQLite)", f"{mlflow_s:.1f} s",
+            f"< {TARGET_OVERHEAD_S:.0f} s", mlflow_s < TARGET_OVERHEAD_S,
+            f"{lm_calls} task-LM calls; holdout {len(result.splits.holdout)} tasks"),
+        Row("  of which MLflow logging (MlflowTracker methods)", f"{tracker.seconds:.1f} s ({share:.0%})", "", None,
+            f"{tracker.calls} tracker calls"),
+        Row("  same run, NullTracker", f"{null_s:.1f} s", "", None,
+            f"difference {mlflow_s - null_s:+.1f} s"),
+    ]
+
+
+def bench_threads(model: str = "test/sleepy-200", threads: tuple[int, int] = (1, 8)) -> Row:
+    """Holdout evaluation (both variants: generate, then grade with verifier and keyword) at 1 and 8 threads."""
+    import dspy
+
+    from harness import evaluate
+    from harness.fitness import KeywordGrader, VerifierGrader
+    from harness.lm import ModelSpec, build_lm
+    from harness.program import SkillProgram
+    from harness.skills import bundled_skills_dir, load_skill
+    from verifiers import get_verifier
+
+    verifier = get_verifier("arxiv")
+    holdout = verifier.build_dataset(None, 0).holdout
+    body = load_skill(bundled_skills_dir() / "arxiv" / "SKILL.md").body
+    graders = [VerifierGrader(verifier), KeywordGrader()]
+    lm = build_lm(ModelSpec(model, cache=False))
+    seconds: dict[int, float] = {}
+    outputs: dict[int, list[str]] = {}
+    with dspy.context(lm=lm):
+        for n in threads:
+            started = time.perf_counter()
+            rows = []
+            for variant in ("baseline", "evolved"):
+                outs = evaluate.generate(SkillProgram(body), holdout, n)
+                rows += evaluate.grade(outs, graders, variant)
+            seconds[n] = time.perf_counter() - started
+            outputs[n] = [r.output for r in rows]
+    assert outputs[threads[0]] == outputs[threads[1]], "threaded holdout outputs differ from serial ones"
+    lo, hi = threads
+    speedup = seconds[lo] / seconds[hi]
+    ideal = len(holdout) / -(-len(holdout) // hi)
+    return Row(f"holdout evaluation, {model}, {lo} -> {hi} threads", f"{speedup:.1f}x",
+               f">= {TARGET_SPEEDUP:.0f}x", speedup >= TARGET_SPEEDUP,
+               f"{len(holdout)} tasks x 2 variants: {seconds[lo]:.2f} s -> {seconds[hi]:.2f} s "
+               f"(ceiling with {len(holdout)} tasks on {hi} threads: {ideal:.1f}x)")
+
+
+def bench_cache(model: str = "test/sleepy-20", num_cases: int | None = None, budget: int = 100) -> list[Row]:
+    """The same run twice on one DSPy disk cache (MLflow into SQLite); the rerun's memory cache starts empty."""
+    from harness.tracking import MlflowTracker
+
+    config = _config(task_model=model, num_cases=num_cases, budget=budget)
+    with tempfile.TemporaryDirectory(prefix="bench-cache-") as tmp:
+        root = Path(tmp)
+        uri = migrated_sqlite_store(root)
+        times, engine_calls, lm_calls = [], [], []
+        for attempt in ("first", "rerun"):
+            tracker = MlflowTracker(config.experiment_name(), run_name=f"bench-cache-{attempt}", tracking_uri=uri)
+            with dspy_cache(root / "dspy-cache"), engine_call_counter() as calls:
+                result, seconds = run_evolve(replace(config, output_dir=str(root / attempt)), tracker)
+            times.append(seconds)
+            engine_calls.append(calls[0])
+            lm_calls.append(int(result.metrics.get("lm_calls.task", 0)))
+    speedup = times[0] / times[1]
+    delay_s = int(model.rsplit("-", 1)[1]) / 1000 if model.startswith("test/sleepy-") else 0.0
+    needed = ""
+    if delay_s and engine_calls[0]:
+        # first = rerun + LM latency; 20x needs LM latency >= 19 x rerun time
+        per_call = 19 * times[1] / engine_calls[0]
+        needed = f"; 20x is reached from about {per_call * 1000:,.0f} ms of LM latency per call"
+    return [
+        Row(f"cached rerun ({model}, {num_cases or 68} tasks, budget {budget}, MLflow SQLite)",
+            f"{speedup:.1f}x faster", f">= {TARGET_CACHE_SPEEDUP:.0f}x", speedup >= TARGET_CACHE_SPEEDUP,
+            f"first {times[0]:.1f} s, rerun {times[1]:.1f} s; LM calls reaching the engine {engine_calls[0]} -> "
+            f"{engine_calls[1]} (of {lm_calls[1]} task-LM calls){needed}"),
+    ]
+
+
+def bench_export_runs(num_runs: int = 1000) -> Row:
+    """``holdout_table`` over ``num_runs`` runs (median of 3; building the store is not timed)."""
+    r = bench_export(num_runs)
+    return Row(f"export of {r['runs']:,} runs (holdout_table, SQLite + local artifacts)", f"{r['seconds']:.2f} s",
+               f"< {TARGET_EXPORT_S:.0f} s", r["seconds"] < TARGET_EXPORT_S,
+               f"{r['rows']:,} rows; median of {', '.join(f'{t:.2f}' for t in r['times'])} s; "
+               f"store built in {r['setup_seconds']:.0f} s (not timed)")
+
+
+# ------------------------------------------------------------------------------------------------ output
+
+
+def render(rows: list[Row], info: dict[str, str]) -> str:
+    """The machine, the note on test LMs, and the markdown table."""
+    lines = [f"machine: {info['nproc']} CPUs ({info['cpu']}), {info['python']}, {info['os']}, "
+             f"load average at start {info['load']}",
+             f"packages: {info['packages']}", f"note: {OFFLINE_NOTE}", "",
+             "| measure | result | target | met | detail |", "|---|---|---|---|---|"]
+    for row in rows:
+        met = "" if row.met is None else ("yes" if row.met else "**no**")
+        lines.append(f"| {row.measure} | {row.result} | {row.target} | {met} | {row.detail} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected sections and print the table; exit code 0 even when a target is missed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma list of {', '.join(SECTIONS)}")
+    parser.add_argument("--export-runs", type=int, default=1000, help="runs in the export benchmark's store")
+    parser.add_argument("--budget", type=int, default=100, help="GEPA budget of the full runs")
+    args = parser.parse_args(argv)
+    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    logging.getLogger("mlflow").setLevel(logging.WARNING)
+    for name in ("dspy", "gepa", "LiteLLM", "httpx", "alembic"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    info = machine_info()
+    print(f"benchmarking {', '.join(chosen)} on {info['nproc']} CPUs ({info['cpu']}) ...", file=sys.stderr)
+    rows: list[Row] = []
+    runners: dict[str, Callable[[], Row | list[Row]]] = {
+        "grading": bench_grading,
+        "overhead": lambda: bench_overhead(budget=args.budget),
+        "threads": bench_threads,
+        "cache": lambda: bench_cache(budget=args.budget),
+        "export": lambda: bench_export_runs(args.export_runs),
+    }
+    for section in SECTIONS:
+        if section in chosen:
+            started = time.perf_counter()
+            out = runners[section]()
+            rows.extend(out if isinstance(out, list) else [out])
+            print(f"  {section}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(render(rows, info))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
