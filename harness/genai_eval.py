@@ -51,6 +51,7 @@ from typing import Any
 import dspy
 import pandas as pd
 
+from harness.envvars import temporary_env
 from harness.evaluate import HoldoutRow
 from harness.fitness import Grader
 from harness.program import SkillProgram
@@ -90,25 +91,6 @@ def holdout_data(tasks: Sequence[Task], variant: str, eval_id: str) -> list[dict
             row["expectations"] = expectations
         rows.append(row)
     return rows
-
-
-@contextlib.contextmanager
-def _environment(values: Mapping[str, str | None]) -> Iterator[None]:
-    """Set (str) or unset (None) environment variables for the block, then restore them."""
-    saved = {key: os.environ.get(key) for key in values}
-    try:
-        for key, value in values.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @contextlib.contextmanager
@@ -299,7 +281,7 @@ def genai_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
     env = {"MLFLOW_GENAI_EVAL_SKIP_TRACE_VALIDATION": "true", "MLFLOW_GENAI_EVAL_MAX_WORKERS": str(num_threads)}
     if "MLFLOW_GENAI_EVAL_PREDICT_RATE_LIMIT" not in os.environ:
         env["MLFLOW_GENAI_EVAL_PREDICT_RATE_LIMIT"] = "0"
-    with attached_run(run_id) as active_id, _environment(env), contextlib.redirect_stdout(sys.stderr):
+    with attached_run(run_id) as active_id, temporary_env(env), contextlib.redirect_stdout(sys.stderr):
         predict_fn = make_predict_fn(program, variant, on_done, active_id)
         result = mlflow.genai.evaluate(data=holdout_data(tasks, variant, eval_id), predict_fn=predict_fn,
                                        scorers=scorers)

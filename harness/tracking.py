@@ -23,6 +23,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from harness.envvars import temporary_env
+
 #: params longer than this go to artifacts instead (MLflow's own limit is 6,000 characters)
 MAX_PARAM_CHARS = 500
 
@@ -98,20 +100,13 @@ def check_tracking_store(tracking_uri: str | None = None) -> str:
     uri = tracking_uri or mlflow.get_tracking_uri()
     # probe once, quickly: MLflow's default HTTP policy retries for minutes before giving up
     probe_env = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0", "MLFLOW_HTTP_REQUEST_TIMEOUT": "10"}
-    saved = {k: os.environ.get(k) for k in probe_env}
-    os.environ.update(probe_env)
     try:
-        mlflow.MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
+        with temporary_env(probe_env):
+            mlflow.MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
     except Exception as exc:  # any client failure means the store is unusable
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise TrackingError(f"tracking store {uri} cannot be used: {first[:300]}. "
                             "Set MLFLOW_TRACKING_URI to a reachable server or a writable sqlite:/// path") from None
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     return uri
 
 

@@ -286,6 +286,19 @@ def _no_answer(expected: str, shape: str, text: str) -> Verdict:
                       f"response: {quote(text)}")
 
 
+def _committed_or_hedged(found: list[str], want: str, what: str, hint: str = "") -> Verdict:
+    """The shared rule of the ID and year kinds, for a non-empty list of distinct values ``found``: the right
+    value alone is correct (1), the right value among others is hedging (``HEDGED_CREDIT``), only wrong
+    values are confidently wrong (0, but well formed)."""
+    if found == [want]:
+        return 1.0, 1.0, f"correct: expected {what} {want}, response said {want}{hint}"
+    if want in found:
+        others = [v for v in found if v != want]
+        return HEDGED_CREDIT, 1.0, (f"expected {what} {want}; the right {what} was given among others "
+                                    f"({_listing(others)}); commit to one {what}{hint}")
+    return 0.0, 1.0, f"expected {what} {want}, response said {_listing(found)}{hint}"
+
+
 def grade_id(m: PaperMatcher, text: str) -> Verdict:
     """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is present."""
@@ -293,13 +306,7 @@ def grade_id(m: PaperMatcher, text: str) -> Verdict:
     found = list(dict.fromkeys(match.group(1) for match in ID_RE.finditer(text)))
     if not found:
         return _no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", text)
-    if found == [want]:
-        return 1.0, 1.0, f"correct: expected ID {want}, response said {want}"
-    if want in found:
-        others = [i for i in found if i != want]
-        return HEDGED_CREDIT, 1.0, (f"expected ID {want}; the right ID was given among others "
-                                    f"({_listing(others)}); commit to one ID")
-    return 0.0, 1.0, f"expected ID {want}, response said {_listing(found)}"
+    return _committed_or_hedged(found, want, "ID")
 
 
 def grade_title(m: PaperMatcher, text: str) -> Verdict:
@@ -348,13 +355,7 @@ def grade_year(m: PaperMatcher, text: str) -> Verdict:
     if not found:
         return 0.0, 0.0, (f"expected year {want}; no answer of the expected shape (a 4-digit year) was "
                           f"found ({hint}); response: {quote(text)}")
-    if found == [want]:
-        return 1.0, 1.0, f"correct: expected year {want}, response said {want} ({hint})"
-    if want in found:
-        others = [y for y in found if y != want]
-        return HEDGED_CREDIT, 1.0, (f"expected year {want}; the right year was given among others "
-                                    f"({_listing(others)}); commit to one year ({hint})")
-    return 0.0, 1.0, f"expected year {want}, response said {_listing(found)} ({hint})"
+    return _committed_or_hedged(found, want, "year", f" ({hint})")
 
 
 GRADERS: dict[str, Callable[[PaperMatcher, str], Verdict]] = {
