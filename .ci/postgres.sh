@@ -24,8 +24,8 @@ _harness_pg_as_owner() {
 
 _harness_pg_bindir() {
     local initdb
-    initdb="$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1)"
-    [ -n "$initdb" ] && dirname "$initdb"
+    initdb="$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1 || true)"
+    if [ -n "$initdb" ]; then dirname "$initdb"; fi
 }
 
 harness_postgres_start() {

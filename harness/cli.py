@@ -131,6 +131,8 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
                      "'mlflow run', which picks the experiment itself)."),
         click.option("--alpha", type=float, default=0.05, show_default=True,
                      help="Significance level of the paired tests behind the verdict."),
+        click.option("--cache-dir", default="", help="DSPy response cache folder (default $DSPY_CACHEDIR or "
+                     "~/.dspy_cache); reruns with the same models and seed make no new LM calls."),
         click.option("--dry-run", type=click.BOOL, is_flag=False, flag_value=True, default=False,
                      help="Check the skill, dataset, models and store, print the plan, and exit without a run."),
         click.option("--quiet", is_flag=True, help="Print only the summary."),
@@ -155,12 +157,20 @@ def _make_config(num_cases: int, options: dict[str, Any]) -> EvolveConfig:
     return config
 
 
-def _guarded(work: Any) -> None:
-    """Run ``work()`` with user errors as one-line exit-2 errors and SIGTERM/Ctrl-C as an interrupt."""
+def _guarded(work: Any, cache_dir: str | None = None) -> None:
+    """Run ``work()`` with user errors as one-line exit-2 errors and SIGTERM/Ctrl-C as an interrupt.
+
+    ``cache_dir`` (when not None) turns DSPy's cache on there first; the resolved folder goes into
+    ``DSPY_CACHEDIR`` so child processes share it and the run records it.
+    """
+    from harness.lm import configure_cache
+
     errors = _user_errors()
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     _quiet_library_logs()
     try:
+        if cache_dir is not None:
+            os.environ["DSPY_CACHEDIR"] = str(configure_cache(cache_dir))
         work()
     except errors as exc:
         raise UsageError(str(exc)) from None
@@ -196,7 +206,7 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
             result = run_evolve(config, tracker, Reporter(quiet=quiet))
         summarize_run(result, Reporter(quiet=quiet))
 
-    _guarded(work)
+    _guarded(work, config.cache_dir)
 
 
 @main.command()
@@ -220,7 +230,7 @@ def child(spec: Path) -> None:
     from harness.compare import run_child
     from harness.console import Reporter
 
-    _guarded(lambda: run_child(spec, Reporter(quiet=True)))
+    _guarded(lambda: run_child(spec, Reporter(quiet=True)), cache_dir="")
 
 
 def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int,
@@ -254,7 +264,7 @@ def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, see
             results = run_compare(config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
         summarize_compare(parent.run_id, results, reporter)
 
-    _guarded(work)
+    _guarded(work, config.cache_dir)
 
 
 def _print_plan(config: EvolveConfig, fitnesses: list[str], optimizers: list[str] | None = None,

@@ -28,6 +28,7 @@ from harness.run import (
     RunResult,
     Setup,
     build_models,
+    check_models_answer,
     evolve_run,
     grade_baseline,
     log_setup,
@@ -284,6 +285,7 @@ def compare(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence
                    + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + f"), {parallel} at a time")
     log_setup(setup, config, ",".join(dict.fromkeys(a.fitness for a in arms)), parent)
     parent.set_tags({"experiment.kind": "side-by-side", "experiment.arms": str(len(arms))})
+    check_models_answer(config, judge=True, tracker=parent)
     models = build_models(config, judge=True)
     reporter.phase("baseline holdout (produced once, shared by every child)")
     baseline = grade_baseline(setup, models, config, reporter, parent.run_id)

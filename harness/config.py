@@ -39,6 +39,8 @@ class EvolveConfig:
         output_dir: local folder for the run's files (dataset, evolved skill, tables); empty = temporary.
         experiment: MLflow experiment for runs not started by ``mlflow run`` (empty = ``skills/<skill>``).
         alpha: significance level of the paired tests behind the verdict.
+        cache_dir: DSPy's response cache folder (empty = ``$DSPY_CACHEDIR`` or ``~/.dspy_cache``); a rerun with
+            the same models and seed is answered from it.
     """
 
     skill: str = "arxiv"
@@ -58,6 +60,7 @@ class EvolveConfig:
     output_dir: str = ""
     experiment: str = ""
     alpha: float = 0.05
+    cache_dir: str = ""
     dry_run: bool = False
 
     def __post_init__(self) -> None:

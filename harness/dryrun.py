@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.config import EvolveConfig
-from harness.lm import ModelSpec
-from harness.run import prepare, resolve_fitness
+from harness.run import model_specs, prepare, resolve_fitness
 
 #: GEPA's default reflection minibatch (dspy.GEPA(reflection_minibatch_size=3))
 MINIBATCH = 3
@@ -24,17 +23,6 @@ class Plan:
 
     rows: list[tuple[str, str]]
     expected_calls: dict[str, int]
-
-
-def model_specs(config: EvolveConfig, fitnesses: Sequence[str]) -> dict[str, ModelSpec]:
-    """The models a run with ``config`` would build, by role (task, reflection, judge)."""
-    base = config.api_base or None
-    specs = {"task": ModelSpec(config.task_model, base, max_tokens=config.max_tokens, seed=config.seed)}
-    if config.resolved_proposer() == "llm":
-        specs["reflection"] = ModelSpec(config.reflection_model, base, temperature=1.0, seed=config.seed)
-    if "judge" in fitnesses or len(fitnesses) > 1:
-        specs["judge"] = ModelSpec(config.judge_model, base, seed=config.seed)
-    return specs
 
 
 def expected_calls(config: EvolveConfig, holdout: int, arms: int, judge: bool) -> dict[str, int]:
@@ -67,11 +55,11 @@ def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[st
 
     setup = prepare(config)
     resolved = [resolve_fitness(f, setup.skill.name) for f in fitnesses]
-    specs = model_specs(config, resolved)
+    judge = "judge" in resolved or len(resolved) * len(optimizers) * seeds > 1
+    specs = {role: spec for role, spec in model_specs(config, judge=judge).items() if spec is not None}
     reports = check_models(specs)
     uri = check_tracking_store()
     arms = len(resolved) * len(optimizers) * seeds
-    judge = "judge" in specs
     calls = expected_calls(config, len(setup.splits.holdout), arms, judge)
     rows = [
         ("skill", f"{setup.skill.name} ({setup.skill.path}, sha256 {setup.skill.sha256[:12]})"),

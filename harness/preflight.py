@@ -206,7 +206,7 @@ def _failure_message(role: str, model: str, address: str, info: ProviderInfo, ex
         return f"{role} model {model} has no credential ({keys} not set): {brief}"
     if isinstance(exc, LMAuthError):
         return f"{role} model {model} was refused at {address}: authentication failed ({brief}); check {keys}"
-    if isinstance(exc, LMTimeoutError):
+    if isinstance(exc, LMTimeoutError) or _timed_out(exc):
         return f"{role} model {model} did not answer at {address} within {timeout_s:g} s: {brief}"
     if isinstance(exc, LMTransportError):
         return f"{role} model {model} is unreachable at {address}: {brief}"
@@ -215,11 +215,27 @@ def _failure_message(role: str, model: str, address: str, info: ProviderInfo, ex
     return f"{role} model {model} failed its preflight call at {address}: {brief}"
 
 
+def _timed_out(exc: BaseException) -> bool:
+    """Whether a timeout caused ``exc`` (DSPy reports lm15's read timeout as a transport error)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, TimeoutError) or "Timeout" in type(current).__name__:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _brief(exc: BaseException, limit: int = 160) -> str:
-    """The exception's first line without DSPy's ``[model]`` prefix, at most ``limit`` characters."""
-    text = str(exc).strip() or type(exc).__name__
+    """The exception's first line without DSPy's ``[model]`` prefix and its type, in about ``limit``
+    characters (a long line is cut at its first ``"; "``, else truncated)."""
+    text = str(exc).strip()
     if text.startswith("[") and "] " in text:
         text = text.split("] ", 1)[1]
-    text = text.splitlines()[0].strip() if text else type(exc).__name__
-    text = f"{text} ({type(exc).__name__})"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text.splitlines()[0].strip() if text else ""
+    if len(text) > limit and 0 < text.find("; ") < limit:
+        text = text[: text.find("; ")]
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"{text} ({type(exc).__name__})" if text else type(exc).__name__

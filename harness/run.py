@@ -15,6 +15,8 @@ holdout grades between its child runs:
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
+import os
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -129,27 +131,45 @@ def prepare(config: EvolveConfig) -> Setup:
     return Setup(skill, verifier, splits, workdir)
 
 
+def model_specs(config: EvolveConfig, *, judge: bool) -> dict[str, ModelSpec | None]:
+    """The model of each role: the task LM, the reflection LM (``llm`` proposer only; else None) and the
+    judge LM (when ``judge``; else None)."""
+    base = config.api_base or None
+    return {
+        "task": ModelSpec(config.task_model, base, max_tokens=config.max_tokens, seed=config.seed),
+        "reflection": (ModelSpec(config.reflection_model, base, temperature=1.0, max_tokens=2048, seed=config.seed)
+                       if config.resolved_proposer() == "llm" else None),
+        "judge": ModelSpec(config.judge_model, base, max_tokens=160, seed=config.seed) if judge else None,
+    }
+
+
 def build_models(config: EvolveConfig, *, judge: bool) -> Models:
-    """The task LM, the reflection LM (``llm`` proposer only) and the judge LM (when ``judge``).
+    """The LMs of :func:`model_specs`, each counted under its role.
 
     Raises:
         harness.lm.ModelError: a model string cannot be used.
     """
     usage = UsageCounter()
-    task = build_lm(ModelSpec(config.task_model, config.api_base or None, max_tokens=config.max_tokens,
-                              seed=config.seed))
-    usage.attach(task, "task")
-    reflection = None
-    if config.resolved_proposer() == "llm":
-        reflection = build_lm(ModelSpec(config.reflection_model, config.api_base or None, temperature=1.0,
-                                        max_tokens=2048, seed=config.seed))
-        usage.attach(reflection, "reflection")
-    judge_lm = None
-    if judge:
-        judge_lm = build_lm(ModelSpec(config.judge_model, config.api_base or None, max_tokens=160,
-                                      seed=config.seed))
-        usage.attach(judge_lm, "judge")
-    return Models(task, reflection, judge_lm, usage)
+    lms: dict[str, dspy.LM | None] = {}
+    for role, spec in model_specs(config, judge=judge).items():
+        lms[role] = build_lm(spec) if spec is not None else None
+        if lms[role] is not None:
+            usage.attach(lms[role], role)
+    task = lms["task"]
+    assert task is not None
+    return Models(task, lms["reflection"], lms["judge"], usage)
+
+
+def check_models_answer(config: EvolveConfig, *, judge: bool, tracker: Tracker) -> None:
+    """Preflight: every model of the run has its key and answers one call, before any optimisation.
+
+    Raises:
+        harness.lm.ModelError: naming the model and the missing variable or unreachable address.
+    """
+    from harness.preflight import check_models
+
+    reports = check_models(model_specs(config, judge=judge))
+    tracker.log_dict({role: asdict(report) for role, report in reports.items()}, "lm/preflight.json")
 
 
 def judge_grader(setup: Setup, models: Models) -> JudgeGrader:
@@ -210,9 +230,18 @@ def run_params(config: EvolveConfig, setup: Setup, fitness: str) -> dict[str, An
         "fitness_resolved": fitness, "proposer_resolved": config.resolved_proposer(),
         "skill_path": str(setup.skill.path), "skill_name": setup.skill.name,
         "baseline_sha256": setup.skill.sha256, "dataset_digest": setup.splits.digest(),
+        "dspy_cache_dir": os.environ.get("DSPY_CACHEDIR", ""),
+        **{f"version.{pkg}": _version(pkg) for pkg in ("dspy", "gepa", "mlflow", "litellm")},
         **{f"split.{name}": size for name, size in setup.splits.sizes.items()},
     })
     return params
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker) -> None:
@@ -342,6 +371,14 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     Raises:
         Exception: LM or optimizer failures (the tracker marks the run FAILED); nothing is swallowed.
     """
+    try:
+        return _evolve_run(setup, config, fitness, models, tracker, reporter, baseline_rows)
+    finally:
+        tracker.log_dict({"errors": models.usage.errors()}, "lm/errors.json")
+
+
+def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
+                reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None) -> RunResult:
     started = time.perf_counter()
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:
@@ -390,5 +427,6 @@ def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunRes
                    f"{config.optimizer} ({config.resolved_proposer()} proposer) · budget {config.budget}")
     reporter.note(f"dataset {setup.splits.digest()}: "
                   + ", ".join(f"{k} {v}" for k, v in setup.splits.sizes.items()))
+    check_models_answer(config, judge=fitness == "judge", tracker=tracker)
     models = build_models(config, judge=fitness == "judge")
     return evolve_run(setup, config, fitness, models, tracker, reporter)

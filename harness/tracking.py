@@ -167,7 +167,7 @@ class MlflowTracker:
             tags[MLFLOW_PARENT_RUN_ID] = self.parent_run_id
         elif env_run:
             self.run_id = env_run
-            self.client.update_run(env_run, status="RUNNING")
+            self.client.update_run(env_run, status="RUNNING", name=self.run_name)
             if tags:
                 self.set_tags(tags)
             return self
@@ -175,7 +175,10 @@ class MlflowTracker:
             experiment_id = self._experiment_id()
         if self.run_name:
             tags[MLFLOW_RUN_NAME] = self.run_name
-        run = self.client.create_run(experiment_id, tags=tags, run_name=self.run_name)
+        # MLflow's context tags, as the fluent start_run would add them: source, user, git commit
+        from mlflow.tracking.context.registry import resolve_tags
+
+        run = self.client.create_run(experiment_id, tags=resolve_tags(tags), run_name=self.run_name)
         self.run_id = run.info.run_id
         return self
 

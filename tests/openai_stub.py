@@ -59,11 +59,12 @@ class StubServer:
             keeps DSPy's backoff instant in tests); None = no header (DSPy then waits 1, 2, 4, ... s).
         fail_when: requests whose last user message makes this true always get HTTP 500.
         model: model id reported by ``/v1/models`` and in replies.
+        delay_s: seconds to wait before answering each chat request (timeouts).
     """
 
     def __init__(self, rule: str = "arxiv", *, fail_first: int = 0, fail_status: int = 429,
                  retry_after: str | None = "0", fail_when: Callable[[str], bool] | None = None,
-                 model: str = "stub-model") -> None:
+                 model: str = "stub-model", delay_s: float = 0.0) -> None:
         if rule not in ("arxiv", "echo"):
             raise ValueError(f"unknown rule {rule!r}; use 'arxiv' or 'echo'")
         self.rule = rule
@@ -72,6 +73,7 @@ class StubServer:
         self.retry_after = retry_after
         self.fail_when = fail_when
         self.model = model
+        self.delay_s = delay_s
         self.requests = 0
         self.failures = 0
         self.bodies: list[dict[str, Any]] = []
@@ -130,6 +132,8 @@ class StubServer:
                     self._send(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
                     return
                 status, payload, headers = stub._answer(body)
+                if stub.delay_s:
+                    time.sleep(stub.delay_s)
                 self._send(status, payload, headers)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
