@@ -21,7 +21,7 @@ Timed runs happen in this process after a small warm-up run, so imports are not 
 
 Usage::
 
-    python experiments/bench/bench.py                 # everything (10-15 minutes on 2 cores)
+    python experiments/bench/bench.py                 # everything (about 3 minutes on 2 cores)
     python experiments/bench/bench.py --only grading,threads
     python experiments/bench/bench.py --export-runs 200 --cache-models test/sleepy-20
 """
