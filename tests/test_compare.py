@@ -131,3 +131,23 @@ def test_two_optimizers_side_by_side(mlflow_store: str) -> None:
     mipro = children[children["tags.optimizer"] == "miprov2"].iloc[0]
     assert "miprov2.best_val_score" in {k.removeprefix("metrics.") for k in mipro.index if k.startswith("metrics.")
                                         and mipro[k] == mipro[k]}
+
+
+def test_children_as_parallel_processes(mlflow_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["compare", "--fitness", "keyword,verifier", "--seeds", "2", "--parallel", "2",
+                                       "--task-model", "test/lessons", "--judge-model", "test/judge",
+                                       "--num-cases", "40", "--budget", "30", "--quiet"])
+    assert result.exit_code == 0, result.output
+    runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
+    parent_id = runs[runs["tags.mlflow.parentRunId"].isna()].run_id.iloc[0]
+    children = _children(parent_id)
+    assert len(children) == 4 and set(children.status) == {"FINISHED"}
+    assert sorted(zip(children["tags.fitness"], children["params.seed"], strict=True)) == [
+        ("keyword", "0"), ("keyword", "1"), ("verifier", "0"), ("verifier", "1")]
+    parent = mlflow.get_run(parent_id)
+    assert parent.data.tags["verdict.seeds.verifier"] in {"improved", "inconclusive", "regressed"}
+    assert "seeds.verifier.verifier.seeds.n_seeds" in parent.data.metrics
+    assert "xgrade.keyword.verifier.delta" in parent.data.metrics
+    report = mlflow.artifacts.load_text(f"runs:/{parent_id}/claim_report_seeds.md")
+    assert "| verifier | 2 |" in report
