@@ -56,6 +56,7 @@ from harness.evaluate import HoldoutRow
 from harness.fitness import Grader
 from harness.program import SkillProgram
 from harness.scorers import SUB_SCORE_KEYS, UNSCORED_ERROR_CODE, grader_scorer
+from harness.tracking import retry_duplicate_insert
 from verifiers import Task
 
 #: trace tag keys set on every holdout trace
@@ -283,8 +284,9 @@ def genai_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
         env["MLFLOW_GENAI_EVAL_PREDICT_RATE_LIMIT"] = "0"
     with attached_run(run_id) as active_id, temporary_env(env), contextlib.redirect_stdout(sys.stderr):
         predict_fn = make_predict_fn(program, variant, on_done, active_id)
-        result = mlflow.genai.evaluate(data=holdout_data(tasks, variant, eval_id), predict_fn=predict_fn,
-                                       scorers=scorers)
+        data = holdout_data(tasks, variant, eval_id)
+        result = retry_duplicate_insert(lambda: mlflow.genai.evaluate(data=data, predict_fn=predict_fn,
+                                                                      scorers=scorers))
     frame = result.result_df
     if frame is None or len(frame) < len(tasks):
         frame = mlflow.search_traces(locations=[mlflow.get_run(result.run_id).info.experiment_id],

@@ -30,6 +30,7 @@ import atexit
 import importlib.util
 import os
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,9 +336,8 @@ def configure_cache(cache_dir: str | os.PathLike[str] | None) -> Path:
     path = Path(chosen).expanduser().resolve()
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".harness-write-probe"
-        probe.write_bytes(b"")
-        probe.unlink()
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".harness-write-probe-"):  # unique: processes share it
+            pass
     except OSError as exc:
         from harness.config import ConfigError
 

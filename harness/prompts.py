@@ -190,6 +190,8 @@ def register_baseline(skill: Skill, *, run_id: str | None = None) -> int:
     client = _client()
     _ensure_prompt(client, name, skill.name)
     existing = _get_version(client, name, BASELINE_VERSION)
+    if existing is None and client.search_prompt_versions(name, max_results=1):
+        existing = _get_version(client, name, BASELINE_VERSION)  # another process may have just registered it
     if existing is None:
         if client.search_prompt_versions(name, max_results=1):
             raise PromptRegistryError(f"prompt {name!r} has versions but no version {BASELINE_VERSION} (the baseline "
@@ -198,7 +200,8 @@ def register_baseline(skill: Skill, *, run_id: str | None = None) -> int:
                 "source_path": str(skill.path)}
         created = client.create_prompt_version(name, skill.text, description=f"baseline SKILL.md of {skill.name}",
                                                tags=tags)
-        if int(created.version) != BASELINE_VERSION:  # another process registered first
+        if int(created.version) != BASELINE_VERSION:  # another process registered first: drop our duplicate
+            client.delete_prompt_version(name, str(created.version))
             existing = _get_version(client, name, BASELINE_VERSION)
         else:
             client.set_prompt_alias(name, BASELINE_ALIAS, BASELINE_VERSION)

@@ -16,14 +16,16 @@ import os
 import shlex
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
 from harness.envvars import temporary_env
+
+T = TypeVar("T")
 
 #: params longer than this go to artifacts instead (MLflow's own limit is 6,000 characters)
 MAX_PARAM_CHARS = 500
@@ -83,6 +85,27 @@ class NullTracker:
                                delta: float | None) -> int | None:
         """Nothing is registered without a store."""
         return None
+
+
+_DUPLICATE_MARKERS = ("UniqueViolation", "UNIQUE constraint failed", "IntegrityError", "Duplicate entry")
+
+
+def retry_duplicate_insert(call: Callable[[], T], attempts: int = 3) -> T:
+    """Run ``call`` and retry it when the store refused a duplicate insert.
+
+    MLflow's store creates a dataset row on first use with a get-then-insert that is not atomic: when several
+    processes log the same dataset into one experiment at once, all but one fail with a unique-key violation,
+    after which the row exists and the same call succeeds.  Only that error is retried; nothing was logged by
+    the failed attempt (the dataset is the first thing MLflow writes).
+    """
+    for attempt in range(attempts):
+        try:
+            return call()
+        except Exception as exc:
+            if attempt == attempts - 1 or not any(m in str(exc) for m in _DUPLICATE_MARKERS):
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 class TrackingError(RuntimeError):
@@ -264,7 +287,7 @@ class MlflowTracker:
 
         dataset = mlflow.data.from_pandas(frame, name=name, digest=digest)
         entity = DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
-        self.client.log_inputs(self.run_id, datasets=[entity])
+        retry_duplicate_insert(lambda: self.client.log_inputs(self.run_id, datasets=[entity]))
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
                                delta: float | None) -> int | None:
