@@ -103,45 +103,137 @@ def main() -> None:
 def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...] = ()) -> Any:
     """The options shared by ``evolve`` and ``compare`` (each maps 1:1 to an MLproject parameter);
     ``exclude`` names options a command replaces with its own."""
-    options = [
-        click.option("--skill", default="arxiv", show_default=True,
-                     help="Skill name (folder name or frontmatter name)."),
-        click.option("--fitness", default=fitness_default, show_default=True, help=fitness_help),
-        click.option("--optimizer", type=click.Choice(OPTIMIZER_CHOICES), default="gepa", show_default=True),
-        click.option("--budget", type=WHOLE, default=DEFAULT_BUDGET, show_default=True,
-                     help="GEPA max_metric_calls."),
-        click.option("--num-cases", type=WHOLE, default=0, show_default=True, help="Tasks in the dataset; 0 = all."),
-        click.option("--seed", type=WHOLE, default=0, show_default=True),
-        click.option("--task-model", default="embedded", show_default=True,
-                     help="DSPy/LiteLLM model string, or 'embedded' for the bundled SmolLM2-135M."),
-        click.option("--reflection-model", default="",
-                     help="Model for GEPA reflection; empty = none (feedback proposer)."),
-        click.option("--judge-model", default="embedded", show_default=True,
-                     help="Model of the LLM judge (fitness=judge; side-by-side experiments)."),
-        click.option("--api-base", default="", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server)."),
-        click.option("--skills-dir", default="", help="Look for skills here first (then $HERMES_AGENT_REPO/skills, "
-                     "then the bundled experiments/skills)."),
-        click.option("--proposer", type=click.Choice(PROPOSER_CHOICES), default="auto", show_default=True,
-                     help="llm = reflection model; feedback = deterministic offline proposer; auto picks."),
-        click.option("--num-threads", type=WHOLE, default=1, show_default=True, help="Evaluation threads."),
-        click.option("--max-tokens", type=WHOLE, default=128, show_default=True,
-                     help="Completion cap of the task LM."),
-        click.option("--output-dir", default="", help="Also keep the run's files here (never the skills folder)."),
-        click.option("--experiment", default="", help="MLflow experiment (default skills/<skill>; ignored under "
-                     "'mlflow run', which picks the experiment itself)."),
-        click.option("--alpha", type=float, default=0.05, show_default=True,
-                     help="Significance level of the paired tests behind the verdict."),
-        click.option("--cache-dir", default="", help="DSPy response cache folder (default $DSPY_CACHEDIR or "
-                     "~/.dspy_cache); reruns with the same models and seed make no new LM calls."),
-        click.option("--dry-run", type=click.BOOL, is_flag=False, flag_value=True, default=False,
-                     help="Check the skill, dataset, models and store, print the plan, and exit without a run."),
-        click.option("--quiet", is_flag=True, help="Print only the summary."),
+    options: list[tuple[str, Any]] = [
+        (
+            "skill",
+            click.option(
+                "--skill", default="arxiv", show_default=True, help="Skill name (folder name or frontmatter name)."
+            ),
+        ),
+        ("fitness", click.option("--fitness", default=fitness_default, show_default=True, help=fitness_help)),
+        (
+            "optimizer",
+            click.option("--optimizer", type=click.Choice(OPTIMIZER_CHOICES), default="gepa", show_default=True),
+        ),
+        (
+            "budget",
+            click.option(
+                "--budget", type=WHOLE, default=DEFAULT_BUDGET, show_default=True, help="GEPA max_metric_calls."
+            ),
+        ),
+        (
+            "num_cases",
+            click.option(
+                "--num-cases", type=WHOLE, default=0, show_default=True, help="Tasks in the dataset; 0 = all."
+            ),
+        ),
+        ("seed", click.option("--seed", type=WHOLE, default=0, show_default=True)),
+        (
+            "task_model",
+            click.option(
+                "--task-model",
+                default="embedded",
+                show_default=True,
+                help="DSPy/LiteLLM model string, or 'embedded' for the bundled SmolLM2-135M.",
+            ),
+        ),
+        (
+            "reflection_model",
+            click.option(
+                "--reflection-model", default="", help="Model for GEPA reflection; empty = none (feedback proposer)."
+            ),
+        ),
+        (
+            "judge_model",
+            click.option(
+                "--judge-model",
+                default="embedded",
+                show_default=True,
+                help="Model of the LLM judge (fitness=judge; side-by-side experiments).",
+            ),
+        ),
+        (
+            "api_base",
+            click.option("--api-base", default="", help="OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server)."),
+        ),
+        (
+            "skills_dir",
+            click.option(
+                "--skills-dir",
+                default="",
+                help="Look for skills here first (then $HERMES_AGENT_REPO/skills, "
+                "then the bundled experiments/skills).",
+            ),
+        ),
+        (
+            "proposer",
+            click.option(
+                "--proposer",
+                type=click.Choice(PROPOSER_CHOICES),
+                default="auto",
+                show_default=True,
+                help="llm = reflection model; feedback = deterministic offline proposer; auto picks.",
+            ),
+        ),
+        (
+            "num_threads",
+            click.option("--num-threads", type=WHOLE, default=1, show_default=True, help="Evaluation threads."),
+        ),
+        (
+            "max_tokens",
+            click.option(
+                "--max-tokens", type=WHOLE, default=128, show_default=True, help="Completion cap of the task LM."
+            ),
+        ),
+        (
+            "output_dir",
+            click.option("--output-dir", default="", help="Also keep the run's files here (never the skills folder)."),
+        ),
+        (
+            "experiment",
+            click.option(
+                "--experiment",
+                default="",
+                help="MLflow experiment (default skills/<skill>; ignored under "
+                "'mlflow run', which picks the experiment itself).",
+            ),
+        ),
+        (
+            "alpha",
+            click.option(
+                "--alpha",
+                type=float,
+                default=0.05,
+                show_default=True,
+                help="Significance level of the paired tests behind the verdict.",
+            ),
+        ),
+        (
+            "cache_dir",
+            click.option(
+                "--cache-dir",
+                default="",
+                help="DSPy response cache folder (default $DSPY_CACHEDIR or "
+                "~/.dspy_cache); reruns with the same models and seed make no new LM calls.",
+            ),
+        ),
+        (
+            "dry_run",
+            click.option(
+                "--dry-run",
+                type=click.BOOL,
+                is_flag=False,
+                flag_value=True,
+                default=False,
+                help="Check the skill, dataset, models and store, print the plan, and exit without a run.",
+            ),
+        ),
+        ("quiet", click.option("--quiet", is_flag=True, help="Print only the summary.")),
     ]
 
     def decorate(func: Any) -> Any:
-        for option in reversed(options):
-            probe = option(lambda: None)
-            if probe.__click_params__[0].name not in exclude:
+        for name, option in reversed(options):
+            if name not in exclude:
                 func = option(func)
         return func
 
@@ -180,8 +272,11 @@ def _guarded(work: Any, cache_dir: str | None = None) -> None:
 
 
 @main.command()
-@run_options("verifier", "Fitness that drives the optimizer: keyword, judge, verifier, auto, or 'all' / a comma "
-             "list for a side-by-side experiment.")
+@run_options(
+    "verifier",
+    "Fitness that drives the optimizer: keyword, judge, verifier, auto, or 'all' / a comma "
+    "list for a side-by-side experiment.",
+)
 def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
     """Evolve one skill and log the run to MLflow (several fitness signals: a side-by-side experiment)."""
     if fitness == "all" or "," in fitness:
@@ -210,15 +305,27 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
 
 
 @main.command()
-@run_options("all", "Fitness signals to compare: 'all' (keyword, judge, verifier) or a comma list.",
-             exclude=("optimizer",))
+@run_options(
+    "all", "Fitness signals to compare: 'all' (keyword, judge, verifier) or a comma list.", exclude=("optimizer",)
+)
 @click.option("--optimizers", default="gepa", show_default=True, help="Comma list of optimizers to compare.")
-@click.option("--seeds", type=WHOLE, default=1, show_default=True,
-              help="Repeat each optimisation with this many seeds (child runs) on the same splits.")
-@click.option("--parallel", type=WHOLE, default=1, show_default=True,
-              help="Child runs at once, each in its own process (1 = one after another in this process).")
-def compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int, parallel: int,
-            **options: Any) -> None:
+@click.option(
+    "--seeds",
+    type=WHOLE,
+    default=1,
+    show_default=True,
+    help="Repeat each optimisation with this many seeds (child runs) on the same splits.",
+)
+@click.option(
+    "--parallel",
+    type=WHOLE,
+    default=1,
+    show_default=True,
+    help="Child runs at once, each in its own process (1 = one after another in this process).",
+)
+def compare(
+    quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int, parallel: int, **options: Any
+) -> None:
     """Side-by-side: one parent run, one child per fitness × optimizer × seed, every child cross-graded."""
     _run_compare(quiet, num_cases, fitness, optimizers, seeds, options, parallel)
 
@@ -233,8 +340,9 @@ def child(spec: Path) -> None:
     _guarded(lambda: run_child(spec, Reporter(quiet=True)), cache_dir="")
 
 
-def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int,
-                 options: dict[str, Any], parallel: int = 1) -> None:
+def _run_compare(
+    quiet: bool, num_cases: int, fitness: str, optimizers: str, seeds: int, options: dict[str, Any], parallel: int = 1
+) -> None:
     from harness.compare import ALL_FITNESS, parse_list
 
     try:
@@ -267,15 +375,17 @@ def _run_compare(quiet: bool, num_cases: int, fitness: str, optimizers: str, see
     _guarded(work, config.cache_dir)
 
 
-def _print_plan(config: EvolveConfig, fitnesses: list[str], optimizers: list[str] | None = None,
-                seeds: int = 1) -> None:
+def _print_plan(
+    config: EvolveConfig, fitnesses: list[str], optimizers: list[str] | None = None, seeds: int = 1
+) -> None:
     """The dry run: every check of a real run, then the plan; no MLflow run is created."""
     from harness.console import Reporter
     from harness.dryrun import plan
 
     result = plan(config, fitnesses, optimizers or [config.optimizer], seeds)
-    Reporter().summary("dry run: what this run would do", result.rows,
-                       {"dry run": "all checks passed; no MLflow run was created"})
+    Reporter().summary(
+        "dry run: what this run would do", result.rows, {"dry run": "all checks passed; no MLflow run was created"}
+    )
 
 
 def _quiet_library_logs() -> None:
@@ -297,8 +407,10 @@ def _preflight(config: EvolveConfig) -> None:
     if config.num_cases is not None and config.num_cases > pool:
         from verifiers import DatasetError
 
-        raise DatasetError(f"num_cases={config.num_cases} is above the {pool} tasks the {skill.name} verifier has; "
-                           f"pass 3..{pool}, or 0 for all")
+        raise DatasetError(
+            f"num_cases={config.num_cases} is above the {pool} tasks the {skill.name} verifier has; "
+            f"pass 3..{pool}, or 0 for all"
+        )
 
 
 def _register_commands() -> None:
