@@ -269,6 +269,13 @@ def _guarded(work: Any, cache_dir: str | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("interrupted: the MLflow run was ended as KILLED with what it had logged", err=True)
         sys.exit(130)
+    except Exception as exc:  # a fault inside the run: the run is FAILED and keeps the traceback as error.txt
+        message = " ".join(str(exc).split())[:400] or type(exc).__name__
+        click.echo(f"Error: the run failed: {type(exc).__name__}: {message} (the MLflow run is marked FAILED; "
+                   "the full traceback is its error.txt artifact)", err=True)
+        if os.environ.get("HARNESS_TRACEBACK"):
+            raise
+        sys.exit(1)
 
 
 @main.command()

@@ -128,7 +128,7 @@ def check_tracking_store(tracking_uri: str | None = None) -> str:
             mlflow.MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
     except Exception as exc:  # any client failure means the store is unusable
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise TrackingError(f"tracking store {uri} cannot be used: {first[:300]}. "
+        raise TrackingError(f"tracking store {uri} cannot be used: {first[:600]}. "
                             "Set MLFLOW_TRACKING_URI to a reachable server or a writable sqlite:/// path") from None
     return uri
 

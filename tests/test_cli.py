@@ -95,3 +95,21 @@ def test_console_script_error_has_no_traceback(tmp_path: Path) -> None:
                           text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "Error: invalid budget=0: expected a number of metric calls of at least 1"
+
+
+def test_fault_inside_the_run_is_one_line_and_the_run_failed(mlflow_store: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.run as run_module
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the reflection LM replied in\nan unexpected format")
+
+    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", broken)
+    code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8", "--budget", "8", "--quiet"])
+    assert code == 1
+    assert "Traceback" not in output
+    line = next(x for x in output.splitlines() if x.startswith("Error: "))
+    assert "the run failed: RuntimeError: the reflection LM replied in an unexpected format" in line
+    run = mlflow.search_runs(experiment_names=["skills/arxiv"], output_format="list")[0]
+    assert run.info.status == "FAILED"
+    assert "unexpected format" in mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/error.txt")
