@@ -379,9 +379,10 @@ def find_skill(
     broken_notes: list[str] = []
     for root, required in _search_locations(skills_dir, bundled_dir, env):
         if not root.is_dir():
+            problem = "is not a directory" if root.exists() else "does not exist"
             if required:
-                raise SkillError(f"skills directory {root} does not exist (looking for skill {name!r})")
-            looked.append(f"{root} (does not exist)")
+                raise SkillError(f"skills directory {root} {problem} (looking for skill {name!r})")
+            looked.append(f"{root} ({problem})")
             continue
         looked.append(str(root))
         matches, broken = _matches_in(name, root)
