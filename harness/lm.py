@@ -50,6 +50,15 @@ class ModelError(RuntimeError):
     """A model cannot be constructed or reached (message names the model and the fix)."""
 
 
+#: prefix of the offline test LMs (:mod:`harness.testing`)
+TEST_PREFIX = "test/"
+
+
+def is_test_model(model: str) -> bool:
+    """Whether ``model`` names one of the offline test LMs (``test/<name>``)."""
+    return model.strip().startswith(TEST_PREFIX)
+
+
 def is_embedded(model: str) -> bool:
     """Whether ``model`` names the embedded SmolLM2 model."""
     return model.strip() in _EMBEDDED_ALIASES

@@ -37,6 +37,7 @@ from harness.lm import (
     build_lm,
     embedded_model_path,
     is_embedded,
+    is_test_model,
     provider_info,
 )
 
@@ -112,7 +113,7 @@ def missing_key(role: str, spec: ModelSpec) -> str | None:
     """Why ``spec``'s model lacks its key or address in the environment (no network), or None when it
     can be called: test and embedded models, keyless providers, an ``api_base``, or a key variable set."""
     model = spec.model.strip()
-    if not model or model.startswith("test/") or is_embedded(model) or spec.api_base:
+    if not model or is_test_model(model) or is_embedded(model) or spec.api_base:
         return None  # with an api_base a local/compatible server needs no real key: build_lm sends a placeholder
     info = provider_info(model)
     if info.keyless or info.key_in_env():
@@ -154,7 +155,7 @@ def address_of(spec: ModelSpec, info: ProviderInfo | None = None) -> str:
 
 def _check_one(role: str, spec: ModelSpec, timeout_s: float) -> ModelReport:
     model = spec.model.strip()
-    if model.startswith("test/"):
+    if is_test_model(model):
         build_lm(replace(spec, cache=False))  # an unknown test model name raises here
         return ModelReport(role, model, True, 0.0, "offline", "offline test model")
     if is_embedded(model):

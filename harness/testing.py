@@ -34,15 +34,11 @@ import threading
 import time
 from typing import Any
 
+from harness.lm import TEST_PREFIX
 from harness.proposers import LESSONS_HEADING
 from verifiers import Task, available_verifiers, get_verifier
 
-PREFIX = "test/"
-
-
-def is_test_model(model: str) -> bool:
-    """Whether ``model`` names one of the offline test LMs."""
-    return model.startswith(PREFIX)
+PREFIX = TEST_PREFIX
 
 
 def _pool() -> dict[str, Task]:
