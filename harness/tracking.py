@@ -93,10 +93,10 @@ _DUPLICATE_MARKERS = ("UniqueViolation", "UNIQUE constraint failed", "IntegrityE
 def retry_duplicate_insert(call: Callable[[], T], attempts: int = 3) -> T:
     """Run ``call`` and retry it when the store refused a duplicate insert.
 
-    MLflow's store creates a dataset row on first use with a get-then-insert that is not atomic: when several
-    processes log the same dataset into one experiment at once, all but one fail with a unique-key violation,
-    after which the row exists and the same call succeeds.  Only that error is retried; nothing was logged by
-    the failed attempt (the dataset is the first thing MLflow writes).
+    MLflow's store creates rows on first use with a get-then-insert that is not atomic (a dataset logged into
+    one experiment, a prompt alias moved by several runs): when several processes do it at once, all but one
+    fail with a unique-key violation, after which the row exists and the same call succeeds.  Only that error
+    is retried, and only around calls that are safe to repeat.
     """
     for attempt in range(attempts):
         try:
@@ -300,7 +300,9 @@ class MlflowTracker:
         from harness.prompts import BaselineMismatchError, register_evolved
 
         try:
-            version = register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta)
+            # parallel child runs race on the prompt's aliases; register_evolved is idempotent per run and text
+            version = retry_duplicate_insert(
+                lambda: register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta))
         except BaselineMismatchError as exc:
             self.set_tags({"registry.note": str(exc)[:MAX_PARAM_CHARS]})
             return None
