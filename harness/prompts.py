@@ -191,11 +191,12 @@ def register_baseline(skill: Skill, *, run_id: str | None = None) -> int:
     _ensure_prompt(client, name, skill.name)
     existing = _get_version(client, name, BASELINE_VERSION)
     if existing is None and client.search_prompt_versions(name, max_results=1):
-        existing = _get_version(client, name, BASELINE_VERSION)  # another process may have just registered it
-    if existing is None:
-        if client.search_prompt_versions(name, max_results=1):
+        # versions exist: either another process registered the baseline after our first look, or it was deleted
+        existing = _get_version(client, name, BASELINE_VERSION)
+        if existing is None:
             raise PromptRegistryError(f"prompt {name!r} has versions but no version {BASELINE_VERSION} (the baseline "
                                       f"was deleted); delete prompt {name!r} to restart its history")
+    if existing is None:  # no version at all: register ours; a concurrent process may get there first
         tags = {"variant": "baseline", "skill": skill.name, "sha256": text_sha256(skill.text),
                 "source_path": str(skill.path)}
         created = client.create_prompt_version(name, skill.text, description=f"baseline SKILL.md of {skill.name}",

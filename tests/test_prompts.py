@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -127,3 +129,50 @@ def test_limits_are_reported(mlflow_store: str, tmp_path: Path) -> None:
         register_evolved(skill, skill.text, "", "verifier", "improved", 0.1)
     with pytest.raises(PromptRegistryError, match="no version"):
         load_version("bracy", 7)
+
+
+class _LaggingClient:
+    """An ``MlflowClient`` whose first ``search_prompt_versions`` answers from just before another process
+    commits its baseline: the interleaving of parallel runs that register the same skill at once."""
+
+    def __init__(self, concurrent_commit: Callable[[], object]) -> None:
+        import mlflow
+
+        self._real = mlflow.MlflowClient()
+        self._concurrent_commit: Callable[[], object] | None = concurrent_commit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def search_prompt_versions(self, *args: Any, **kwargs: Any) -> Any:
+        found = self._real.search_prompt_versions(*args, **kwargs)
+        if self._concurrent_commit is not None:
+            commit, self._concurrent_commit = self._concurrent_commit, None
+            commit()
+        return found
+
+
+def test_baseline_committed_by_another_process_mid_check_is_reused(mlflow_store: str, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import mlflow
+
+    import harness.prompts as prompts
+
+    skill = _skill(tmp_path)
+    real = mlflow.MlflowClient()
+    real.create_prompt(prompt_name(skill.name))
+    other = lambda: real.create_prompt_version(prompt_name(skill.name), skill.text, tags={"variant": "baseline"})  # noqa: E731
+    monkeypatch.setattr(prompts, "_client", lambda: _LaggingClient(other))
+    assert register_baseline(skill) == 1
+    # our duplicate (version 2) was dropped: only the other process's baseline remains
+    assert [int(v.version) for v in real.search_prompt_versions(prompt_name(skill.name))] == [1]
+
+
+def test_deleted_baseline_is_reported(mlflow_store: str, tmp_path: Path) -> None:
+    import mlflow
+
+    skill = _skill(tmp_path)
+    register_evolved(skill, skill.with_body("Evolved.\n"), "run-1", "verifier", "improved", 0.1)
+    mlflow.MlflowClient().delete_prompt_version(prompt_name(skill.name), "1")
+    with pytest.raises(PromptRegistryError, match="no version 1 .*delete prompt 'skill-bracy'"):
+        register_baseline(skill)
