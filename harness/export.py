@@ -547,6 +547,30 @@ def _json_safe(value: Any) -> bool:
 # -------------------------------------------------------------------------------------------------- CLI
 
 
+@contextmanager
+def _notes_not_logged() -> Iterator[None]:
+    """Keep this module's warnings (the skip notes) off the log while the CLI echoes them itself."""
+    level = _logger.level
+    _logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        _logger.setLevel(level)
+
+
+def _check_not_empty(frame: pd.DataFrame, summary: bool) -> None:
+    """Raise ValueError (nothing gets written) when the selection matched no run, or no run had a table."""
+    notes = "; ".join(frame.attrs.get("notes", []))
+    runs = frame.attrs.get("run_count", len(frame))
+    if runs == 0 or (summary and frame.empty):
+        raise ValueError("no runs matched the selection" + (f" ({notes})" if notes else "")
+                         + "; nothing was written")
+    if not summary and frame.empty:
+        raise ValueError(f"none of the {runs} selected run(s) has a readable {HOLDOUT_ARTIFACT} "
+                         f"(runs that failed before grading have none); nothing was written. "
+                         f"Use --summary for their params and metrics")
+
+
 @click.command("export")
 @click.option("--experiment", default=None, help="Experiment name (or id), e.g. skills/arxiv.")
 @click.option("--run-id", "run_ids", multiple=True, help="A run to export; repeat for several.")
@@ -573,7 +597,9 @@ def export_command(experiment: str | None, run_ids: tuple[str, ...], parent_run_
         check_tracking_store(tracking_uri)
         select = {"experiment": experiment, "run_ids": list(run_ids) or None, "parent_run_id": parent_run_id,
                   "tracking_uri": tracking_uri}
-        frame = run_summary(**select) if summary else holdout_table(**select)
+        with _notes_not_logged():  # the notes are echoed below, once
+            frame = run_summary(**select) if summary else holdout_table(**select)
+        _check_not_empty(frame, summary)
         path = write_table(frame, out)
     except (ValueError, TrackingError) as exc:
         raise UsageError(str(exc)) from None

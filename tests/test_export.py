@@ -312,3 +312,30 @@ def test_cli_user_errors_exit_2_with_one_line(store: str, tmp_path: Path) -> Non
 
     nothing = runner.invoke(export_command, ["--out", str(tmp_path / "t.csv")])
     assert nothing.exit_code == 2 and "--experiment" in nothing.output
+
+
+def test_cli_empty_selection_writes_nothing_and_says_why(store: str, tmp_path: Path) -> None:
+    parent = log_run("skills/arxiv", with_table=False)
+    runner = CliRunner()
+    out = tmp_path / "t.csv"
+    no_children = runner.invoke(export_command, ["--parent-run-id", parent, "--out", str(out)])
+    assert no_children.exit_code == 2, no_children.output
+    assert f"parent run {parent} has no child runs" in no_children.output
+    assert "nothing was written" in no_children.output
+    assert no_children.output.strip().count("\n") == 0 and not out.exists()
+
+    no_tables = runner.invoke(export_command, ["--run-id", parent, "--out", str(out)])
+    assert no_tables.exit_code == 2 and "none of the 1 selected run(s)" in no_tables.output and not out.exists()
+    assert runner.invoke(export_command, ["--run-id", parent, "--summary", "--out", str(out)]).exit_code == 0
+
+
+def test_cli_prints_each_skip_note_once(store: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    log_run("skills/arxiv")
+    skipped = log_run("skills/arxiv", with_table=False)
+    with caplog.at_level(logging.WARNING, logger="harness.export"):
+        result = CliRunner().invoke(export_command, ["--experiment", "skills/arxiv", "--out", str(tmp_path / "t.csv")])
+        assert result.exit_code == 0, result.output
+        assert result.stderr.count(skipped) == 1  # echoed as a note ...
+        assert not [r for r in caplog.records if skipped in r.getMessage()]  # ... and not logged as well
+        holdout_table(experiment="skills/arxiv")  # the library call still logs it
+        assert [r for r in caplog.records if skipped in r.getMessage()]
