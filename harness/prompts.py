@@ -373,12 +373,16 @@ def versions_command(skill: str, fmt: str) -> None:
     """List the registered versions of a skill with their verdicts (MLflow prompt registry)."""
     from mlflow.exceptions import MlflowException
 
+    from harness.cli import UsageError
+    from harness.tracking import TrackingError, check_tracking_store
+
     try:
         name = prompt_name(skill)
+        check_tracking_store()  # one quick probe: a down server is reported now, not after minutes of retries
         frame = skill_versions(skill)
-    except (ValueError, MlflowException) as exc:
+    except (ValueError, MlflowException, TrackingError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise click.ClickException(f"cannot list versions of skill {skill!r}: {first}") from None
+        raise UsageError(f"cannot list versions of skill {skill!r}: {first}") from None
     if frame.empty:
         click.echo(f"no versions of skill {skill!r} are registered (prompt {name}); "
                    "an evolved skill is registered when it passes the gates")

@@ -176,3 +176,16 @@ def test_deleted_baseline_is_reported(mlflow_store: str, tmp_path: Path) -> None
     mlflow.MlflowClient().delete_prompt_version(prompt_name(skill.name), "1")
     with pytest.raises(PromptRegistryError, match="no version 1 .*delete prompt 'skill-bracy'"):
         register_baseline(skill)
+
+
+def test_versions_command_reports_an_unreachable_store_at_once(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{port}")
+    result = CliRunner().invoke(versions_command, ["--skill", "arxiv"])
+    assert result.exit_code == 2
+    assert f"http://127.0.0.1:{port} cannot be used" in result.output and "MLFLOW_TRACKING_URI" in result.output
