@@ -228,7 +228,7 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
                 help="Check the skill, dataset, models and store, print the plan, and exit without a run.",
             ),
         ),
-        ("quiet", click.option("--quiet", is_flag=True, help="Print only the summary.")),
+        ("quiet", click.option("--quiet", is_flag=True, help="Print only the summary and warnings.")),
     ]
 
     def decorate(func: Any) -> Any:
@@ -304,9 +304,11 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
             _print_plan(config, [config.fitness])
             return
         check_tracking_store()
-        with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
-            result = run_evolve(config, tracker, Reporter(quiet=quiet))
-        summarize_run(result, Reporter(quiet=quiet))
+        reporter = Reporter(quiet=quiet)
+        with reporter.library_output(), \
+                MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
+            result = run_evolve(config, tracker, reporter)
+        summarize_run(result, reporter)
 
     _guarded(work, config.cache_dir)
 
@@ -375,7 +377,8 @@ def _run_compare(
             return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
-        with MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-side-by-side") as parent:
+        with reporter.library_output(), \
+                MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-side-by-side") as parent:
             results = run_compare(config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
         summarize_compare(parent.run_id, results, reporter)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -15,12 +18,13 @@ class Reporter:
     """Prints what a run is doing; writes to stderr so stdout stays parseable.
 
     Args:
-        quiet: print only the summary.
+        quiet: print only the summary (and warnings); see :meth:`library_output`.
     """
 
     def __init__(self, quiet: bool = False, console: Console | None = None, out: Console | None = None) -> None:
-        self.console = console or Console(stderr=True)
-        self.out = out or Console()
+        # bound to the streams of now, so :meth:`library_output` can move other output without moving ours
+        self.console = console or Console(file=sys.stderr)
+        self.out = out or Console(file=sys.stdout)
         self.quiet = quiet
 
     def phase(self, message: str) -> None:
@@ -36,6 +40,30 @@ class Reporter:
     def warn(self, message: str) -> None:
         """A line the user should not miss."""
         self.console.print(f"[bold yellow]![/] {message}")
+
+    @contextmanager
+    def library_output(self) -> Iterator[None]:
+        """Around a run: keep stdout for the summary.
+
+        Libraries print progress to stdout (DSPy's evaluation bars) and stderr (GEPA's bar, MLflow's
+        evaluation banner).  Inside this block what they write to ``sys.stdout`` goes to stderr, so stdout
+        holds only :meth:`summary`; when quiet, both streams go to :data:`os.devnull` instead and MLflow's
+        INFO log lines are held back.  This reporter's own lines and Python logging's warnings keep the
+        real streams.
+        """
+        saved_out, saved_err = sys.stdout, sys.stderr
+        mlflow_logger = logging.getLogger("mlflow")
+        saved_level = mlflow_logger.level
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            sys.stdout = sink if self.quiet else saved_err
+            sys.stderr = sink if self.quiet else saved_err
+            if self.quiet:
+                mlflow_logger.setLevel(logging.WARNING)
+            try:
+                yield
+            finally:
+                sys.stdout, sys.stderr = saved_out, saved_err
+                mlflow_logger.setLevel(saved_level)
 
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[Any]:

@@ -82,6 +82,23 @@ def test_successful_run_prints_summary_and_run_id(mlflow_store: str) -> None:
     assert f"run id: {runs.run_id[0]}" in output
 
 
+@pytest.mark.parametrize("quiet", [False, True])
+def test_stdout_holds_only_the_summary(quiet: bool, mlflow_store: str, tmp_path: Path) -> None:
+    """Libraries' progress output (DSPy's bars print to stdout) never mixes into the summary on stdout;
+    --quiet hides it altogether."""
+    args = ["evolve", "--task-model", "test/oracle", "--reflection-model", "test/proposer", "--num-cases", "12",
+            "--budget", "10"] + (["--quiet"] if quiet else [])
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    run_id = mlflow.search_runs(experiment_names=["skills/arxiv"]).run_id[0]
+    assert proc.stdout.rstrip().endswith(f"run id: {run_id}") and "skill evolution run" in proc.stdout
+    for library_output in ("Average Metric", "GEPA Optimization", "Evaluation completed"):
+        assert library_output not in proc.stdout
+        assert (library_output in proc.stderr) is not quiet, proc.stderr
+    assert ("optimising with gepa" in proc.stderr) is not quiet  # our own progress lines follow --quiet too
+
+
 def test_mlflow_float_spelling_of_integers_is_accepted(mlflow_store: str) -> None:
     code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8.0", "--budget", "8.0",
                             "--seed", "1.0", "--quiet"])
