@@ -32,7 +32,7 @@ from harness.run import (
     evolve_run,
     grade_baseline,
     log_setup,
-    prepare,
+    prepared,
     resolve_fitness,
 )
 from harness.stats import SeedSpread, pairs_from_rows, pooled_verdict
@@ -226,11 +226,11 @@ def run_child(spec_path: Path, reporter: Reporter) -> ArmResult:
     spec = ChildSpec(**json.loads(spec_path.read_text(encoding="utf-8")))
     config = EvolveConfig(**spec.config)
     arm = Arm(**spec.arm)
-    setup = prepare(config)
-    baseline = [HoldoutRow(**json.loads(line))
-                for line in Path(spec.baseline_rows).read_text(encoding="utf-8").splitlines() if line]
-    models = build_models(_child_config(config, arm), judge=True)
-    result = _run_arm(setup, config, arm, models, spec.parent_run_id, baseline, reporter)
+    with prepared(config) as setup:
+        baseline = [HoldoutRow(**json.loads(line))
+                    for line in Path(spec.baseline_rows).read_text(encoding="utf-8").splitlines() if line]
+        models = build_models(_child_config(config, arm), judge=True)
+        result = _run_arm(setup, config, arm, models, spec.parent_run_id, baseline, reporter)
     Path(spec.result_path).write_text(result.to_json(), encoding="utf-8")
     return result
 
@@ -279,7 +279,12 @@ def compare(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence
     """
     if parallel < 1:
         raise ConfigError(f"invalid parallel={parallel}: expected at least 1")
-    setup = prepare(config)
+    with prepared(config) as setup:
+        return _compare(setup, config, fitnesses, optimizers, seeds, parent, reporter, parallel)
+
+
+def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[str], seeds: int,
+             parent: MlflowTracker, reporter: Reporter, parallel: int) -> list[ArmResult]:
     arms = plan_arms(fitnesses, optimizers, seeds, config.seed, setup.skill.name)
     reporter.phase(f"side-by-side: {len(arms)} child runs ("
                    + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + f"), {parallel} at a time")

@@ -17,8 +17,11 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import os
+import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,6 +132,21 @@ def prepare(config: EvolveConfig) -> Setup:
     workdir = Path(config.output_dir) if config.output_dir else Path(tempfile.mkdtemp(prefix="harness-run-"))
     splits.save_jsonl(workdir / "dataset")
     return Setup(skill, verifier, splits, workdir)
+
+
+@contextmanager
+def prepared(config: EvolveConfig) -> Iterator[Setup]:
+    """:func:`prepare` for a run: when the block ends normally, a temporary run folder (no ``output_dir``) is
+    removed, its files being logged as artifacts by then.  After an error the folder stays, so the
+    dataset and the child logs an error message names are still there.
+
+    Raises:
+        as :func:`prepare`.
+    """
+    setup = prepare(config)
+    yield setup
+    if not config.output_dir:
+        shutil.rmtree(setup.workdir, ignore_errors=True)
 
 
 def model_specs(config: EvolveConfig, *, judge: bool) -> dict[str, ModelSpec | None]:
@@ -421,7 +439,11 @@ def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunRes
         harness.lm.ModelError: bad input, before any LM call.
         Exception: LM or optimizer failures (the tracker marks the run FAILED).
     """
-    setup = prepare(config)
+    with prepared(config) as setup:
+        return _evolve(setup, config, tracker, reporter)
+
+
+def _evolve(setup: Setup, config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:
     fitness = resolve_fitness(config.fitness, setup.skill.name)
     reporter.phase(f"skill {setup.skill.name} from {setup.skill.path} · fitness {fitness} · optimizer "
                    f"{config.optimizer} ({config.resolved_proposer()} proposer) · budget {config.budget}")

@@ -115,6 +115,24 @@ def test_interrupt_ends_run_killed_keeping_what_was_logged(mlflow_store: str,
     assert {"dataset", "skill"} <= names
 
 
+def test_temporary_run_folder_is_removed_after_success_and_kept_after_a_fault(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    evolve(_config(), NullTracker(), QUIET)
+    assert not list(tmp_path.glob("harness-run-*"))  # everything in it was logged
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("optimizer fault")
+
+    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", broken)
+    with pytest.raises(RuntimeError, match="optimizer fault"):
+        evolve(_config(), NullTracker(), QUIET)
+    kept = list(tmp_path.glob("harness-run-*"))
+    assert len(kept) == 1 and (kept[0] / "dataset" / "holdout.jsonl").is_file()
+
+
 def test_output_dir_receives_run_files(tmp_path: Path) -> None:
     out = tmp_path / "out"
     evolve(_config(output_dir=str(out)), NullTracker(), QUIET)
