@@ -349,10 +349,23 @@ def _optimize(config: EvolveConfig, setup: Setup, metric: FitnessMetric, models:
     return result
 
 
+def evolved_skill_text(skill: Skill, instructions: str) -> str:
+    """The SKILL.md of a candidate: the baseline's frontmatter, then ``instructions`` as the body.
+
+    DSPy strips the whitespace around signature instructions, so a candidate equal to the baseline body up to
+    that whitespace *is* the baseline: its text is returned byte for byte (no diff, no new registry version).
+    Any other candidate ends the way the baseline body ends (its trailing newline kept).
+    """
+    if instructions.strip() == skill.body.strip():
+        return skill.text
+    body_tail = skill.body[len(skill.body.rstrip()):]
+    return skill.with_body(instructions.rstrip() + body_tail)
+
+
 def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
                  reporter: Reporter) -> tuple[str, GateResult]:
     """The evolved file text if it passes the gates, else the baseline's (the candidate kept as rejected)."""
-    evolved_text = skill.with_body(result.instructions)
+    evolved_text = evolved_skill_text(skill, result.instructions)
     gate = check_evolved(skill, evolved_text, stock_instructions=stock_instructions())
     if not gate.passed:
         reporter.warn("evolved skill rejected by the gates: " + "; ".join(gate.reasons) + " — baseline kept")
@@ -421,7 +434,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
     tracker.log_text(claim.report, CLAIM_ARTIFACT)
-    if gate.passed:
+    if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,

@@ -139,3 +139,27 @@ def test_output_dir_receives_run_files(tmp_path: Path) -> None:
     assert (out / "SKILL.evolved.verifier.md").is_file()
     assert sorted(p.name for p in (out / "dataset").iterdir()) == ["holdout.jsonl", "trainset.jsonl", "valset.jsonl"]
     assert (out / "holdout_table.verifier.csv").is_file()
+
+
+def test_unchanged_candidate_is_the_baseline_byte_for_byte(tmp_path: Path) -> None:
+    from harness.run import evolved_skill_text
+    from harness.skills import parse_skill
+
+    text = "---\nname: notes\ndescription: Take notes.\n---\n\n# Notes\n\nWrite short notes.\n\n"
+    skill = parse_skill(text, tmp_path / "SKILL.md")
+    assert evolved_skill_text(skill, skill.body.strip()) == text  # DSPy strips instructions; still the baseline
+    changed = evolved_skill_text(skill, "# Notes\n\nWrite short, dated notes.")
+    assert changed == "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n\nWrite short, dated notes.\n\n"
+
+
+def test_run_that_changes_nothing_registers_no_version(mlflow_store: str) -> None:
+    from harness.prompts import skill_versions
+
+    config = _config(task_model="test/oracle", num_cases=12, budget=10)  # always right: nothing to learn
+    with MlflowTracker(config.experiment_name()) as tracker:
+        result = evolve(config, tracker, QUIET)
+    assert result.evolved_text == result.skill.text
+    client = mlflow.MlflowClient()
+    assert mlflow.artifacts.load_text(f"runs:/{tracker.run_id}/skill/diff.patch") == "(no change)\n"
+    assert "registry.version" not in client.get_run(tracker.run_id).data.tags
+    assert skill_versions("arxiv").empty
