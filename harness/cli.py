@@ -1,7 +1,8 @@
 """The ``harness`` command line: one click command per verb.
 
 Domain errors become one-line ``click`` errors with exit code 2 here and nowhere else; the library
-raises.  SIGTERM is turned into ``KeyboardInterrupt`` so an interrupted run ends as KILLED in MLflow.
+raises.  During a run SIGTERM is turned into :class:`Terminated` (a ``KeyboardInterrupt``) so an interrupted run
+ends as KILLED in MLflow; the exit code is 130 after Ctrl-C and 143 after SIGTERM.
 """
 
 from __future__ import annotations
@@ -62,8 +63,12 @@ class WholeNumber(click.ParamType):
 WHOLE = WholeNumber()
 
 
-def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"received signal {signal.Signals(signum).name}")
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so a run ends as KILLED exactly as on Ctrl-C (exit code 143)."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(f"received signal {signal.Signals(signum).name}")
 
 
 def _check_output_dir(path: str) -> None:
@@ -258,7 +263,7 @@ def _guarded(work: Any, cache_dir: str | None = None) -> None:
     from harness.lm import configure_cache
 
     errors = _user_errors()
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    previous_handler = signal.signal(signal.SIGTERM, _raise_terminated)
     _quiet_library_logs()
     try:
         if cache_dir is not None:
@@ -266,9 +271,9 @@ def _guarded(work: Any, cache_dir: str | None = None) -> None:
         work()
     except errors as exc:
         raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         click.echo("interrupted: the MLflow run was ended as KILLED with what it had logged", err=True)
-        sys.exit(130)
+        sys.exit(128 + signal.SIGTERM if isinstance(exc, Terminated) else 130)  # the shell's codes for the signals
     except Exception as exc:  # a fault inside the run: the run is FAILED and keeps the traceback as error.txt
         message = " ".join(str(exc).split())[:400] or type(exc).__name__
         click.echo(f"Error: the run failed: {type(exc).__name__}: {message} (the MLflow run is marked FAILED; "
@@ -276,6 +281,8 @@ def _guarded(work: Any, cache_dir: str | None = None) -> None:
         if os.environ.get("HARNESS_TRACEBACK"):
             raise
         sys.exit(1)
+    finally:  # after the run, SIGTERM is plain termination again (no KeyboardInterrupt during shutdown)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous_handler is None else previous_handler)
 
 
 @main.command()

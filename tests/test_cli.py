@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,10 @@ def test_fault_inside_the_run_is_one_line_and_the_run_failed(mlflow_store: str,
     run = mlflow.search_runs(experiment_names=["skills/arxiv"], output_format="list")[0]
     assert run.info.status == "FAILED"
     assert "unexpected format" in mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/error.txt")
+
+
+def test_sigterm_is_plain_termination_again_after_a_command(mlflow_store: str) -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8", "--dry-run"])
+    assert code == 0, output
+    assert signal.getsignal(signal.SIGTERM) is before  # no KeyboardInterrupt while the process shuts down

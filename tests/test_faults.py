@@ -52,7 +52,7 @@ def test_signal_during_optimisation_ends_run_killed_keeping_logs(sig: signal.Sig
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, stderr[-2000:]
+    assert proc.returncode == 128 + sig, stderr[-2000:]  # 130 after Ctrl-C, 143 after SIGTERM
     assert "ended as KILLED" in stderr
     run = mlflow.search_runs(experiment_names=["skills/arxiv"], output_format="list")[0]
     assert run.info.status == "KILLED"
