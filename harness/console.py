@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from rich.console import Console
@@ -47,23 +47,20 @@ class Reporter:
 
         Libraries print progress to stdout (DSPy's evaluation bars) and stderr (GEPA's bar, MLflow's
         evaluation banner).  Inside this block what they write to ``sys.stdout`` goes to stderr, so stdout
-        holds only :meth:`summary`; when quiet, both streams go to :data:`os.devnull` instead and MLflow's
-        INFO log lines are held back.  This reporter's own lines and Python logging's warnings keep the
-        real streams.
+        holds only :meth:`summary`; when quiet, both streams go to :data:`os.devnull` instead, and logged
+        warnings (WARNING and above, from the harness, DSPy, GEPA, LiteLLM and MLflow: e.g. a truncated LM
+        reply, a scorer that failed on every task) are written to the real stderr, MLflow's INFO lines not.
+        This reporter's own lines keep the real streams.
         """
         saved_out, saved_err = sys.stdout, sys.stderr
-        mlflow_logger = logging.getLogger("mlflow")
-        saved_level = mlflow_logger.level
         with open(os.devnull, "w", encoding="utf-8") as sink:
             sys.stdout = sink if self.quiet else saved_err
             sys.stderr = sink if self.quiet else saved_err
-            if self.quiet:
-                mlflow_logger.setLevel(logging.WARNING)
             try:
-                yield
+                with _warnings_to(saved_err) if self.quiet else nullcontext():
+                    yield
             finally:
                 sys.stdout, sys.stderr = saved_out, saved_err
-                mlflow_logger.setLevel(saved_level)
 
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[Any]:
@@ -87,3 +84,30 @@ class Reporter:
         self.out.print(table)
         for key, value in footer.items():
             self.out.print(f"{key}: {value}", soft_wrap=True)
+
+
+#: loggers that do not propagate to the root logger and print through their own handlers (on ``sys.stderr``)
+_OWN_HANDLER_LOGGERS = ("mlflow", "dspy")
+
+
+@contextmanager
+def _warnings_to(stream: Any) -> Iterator[None]:
+    """Within the block, log records of WARNING and above go to ``stream`` as ``WARNING name: message``,
+    from the root logger (everything that propagates) and from :data:`_OWN_HANDLER_LOGGERS`, whose own
+    handlers write to ``sys.stderr`` (hidden by the caller)."""
+    handler = logging.StreamHandler(stream)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    own = [lg for lg in map(logging.getLogger, _OWN_HANDLER_LOGGERS) if not lg.propagate]  # as set up on import
+    loggers = [logging.getLogger(), *own]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(handler)
+        if lg.name in _OWN_HANDLER_LOGGERS:
+            lg.setLevel(max(lg.getEffectiveLevel(), logging.WARNING))
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.removeHandler(handler)
+            lg.setLevel(level)
