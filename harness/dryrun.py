@@ -25,20 +25,22 @@ class Plan:
     expected_calls: dict[str, int]
 
 
-def expected_calls(config: EvolveConfig, holdout: int, arms: int, judge: bool) -> dict[str, int]:
-    """Upper estimates of uncached LM calls by role for ``arms`` optimisations sharing one baseline.
+def expected_calls(config: EvolveConfig, holdout: int, valset: int, arms: int, judge: bool) -> dict[str, int]:
+    """Upper estimates of LM calls by role for ``arms`` optimisations sharing one baseline.
 
-    Task LM: the metric-call budget per arm (every metric call is one program call) plus the holdout twice
-    for a single run, once per arm plus the shared baseline for an experiment.  Reflection: at most one
-    proposal per GEPA iteration, and an iteration spends at least ``2 × MINIBATCH`` metric calls.  Judge: one
-    call per holdout output, plus one per metric call where the judge is the fitness (cached per output).
+    Task LM: per arm the metric-call budget (every metric call is one program call) plus GEPA's overshoot
+    of at most ``2 × MINIBATCH + valset`` (GEPA checks the budget before an iteration, which evaluates two
+    minibatches and, for a better candidate, the whole valset; MIPROv2's plan stays within the budget),
+    then the holdout once per arm plus the shared baseline's.  Reflection: at most one proposal per GEPA
+    iteration, and an iteration spends at least ``2 × MINIBATCH`` metric calls.  Judge: one call per holdout
+    output, plus one per metric call where the judge is the fitness (cached per output).
     """
-    task = arms * (config.budget + holdout) + holdout
-    calls = {"task": task}
+    per_arm = config.budget + 2 * MINIBATCH + valset
+    calls = {"task": arms * (per_arm + holdout) + holdout}
     if config.resolved_proposer() == "llm":
         calls["reflection"] = arms * max(1, config.budget // (2 * MINIBATCH))
     if judge:
-        calls["judge"] = (arms + 1) * holdout + (config.budget if config.fitness == "judge" else 0)
+        calls["judge"] = (arms + 1) * holdout + (per_arm if config.fitness == "judge" else 0)
     return calls
 
 
@@ -60,7 +62,7 @@ def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[st
     reports = check_models(specs)
     uri = check_tracking_store()
     arms = len(resolved) * len(optimizers) * seeds
-    calls = expected_calls(config, len(setup.splits.holdout), arms, judge)
+    calls = expected_calls(config, len(setup.splits.holdout), len(setup.splits.valset), arms, judge)
     rows = [
         ("skill", f"{setup.skill.name} ({setup.skill.path}, sha256 {setup.skill.sha256[:12]})"),
         ("fitness", ", ".join(resolved)),

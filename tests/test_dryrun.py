@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import mlflow
+import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
 from harness.config import EvolveConfig
+from harness.console import Reporter
 from harness.dryrun import expected_calls
 
 
@@ -19,7 +21,7 @@ def test_dry_run_prints_the_plan_and_creates_no_run(mlflow_store: str) -> None:
     result = CliRunner().invoke(main, ["evolve", "--dry-run", "--task-model", "test/oracle", "--budget", "40"])
     assert result.exit_code == 0, result.output
     for needle in ("dry run: what this run would do", "trainset 36, valset 16, holdout 16", "40 metric calls",
-                   "test/oracle", "task ≤ 72", "no MLflow run was created"):
+                   "test/oracle", "task ≤ 94", "no MLflow run was created"):
         assert needle in result.output, needle
     assert _runs() == before
 
@@ -49,5 +51,20 @@ def test_dry_run_fails_like_the_real_run(mlflow_store: str) -> None:
 
 def test_expected_calls_arithmetic() -> None:
     config = EvolveConfig(budget=60, reflection_model="embedded")
-    calls = expected_calls(config, holdout=16, arms=1, judge=True)
-    assert calls == {"task": 60 + 16 + 16, "reflection": 10, "judge": 2 * 16}
+    calls = expected_calls(config, holdout=16, valset=16, arms=1, judge=True)
+    assert calls == {"task": 60 + 6 + 16 + 16 + 16, "reflection": 10, "judge": 2 * 16}
+
+
+@pytest.mark.parametrize(("budget", "num_cases"), [(10, 12), (30, 20), (7, 40)])
+def test_expected_calls_bound_a_real_run(budget: int, num_cases: int) -> None:
+    """The plan's task-LM figure is an upper bound of what a run makes (cache hits included), GEPA's
+    overshoot of its budget counted."""
+    from harness.run import evolve
+    from harness.tracking import NullTracker
+
+    config = EvolveConfig(task_model="test/lessons", budget=budget, num_cases=num_cases)
+    result = evolve(config, NullTracker(), Reporter(quiet=True))
+    made = result.metrics["lm_calls.task"]
+    bound = expected_calls(config, len(result.splits.holdout), len(result.splits.valset), 1, judge=False)["task"]
+    assert result.optimization.metric_calls > budget  # GEPA overshot its budget: the case the bound must cover
+    assert made <= bound, (made, bound)
