@@ -615,4 +615,4 @@ def export_command(experiment: str | None, run_ids: tuple[str, ...], parent_run_
         return
     skipped = len(frame.attrs.get("skipped_run_ids", []))
     runs = frame.attrs.get("run_count", 0)
-    click.echo(f"{len(frame)} rows from {runs} runs ({skipped} skipped without a holdout table) -> {path}")
+    click.echo(f"{len(frame)} rows from {runs} run(s) ({skipped} skipped without a holdout table) -> {path}")

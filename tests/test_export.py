@@ -280,6 +280,9 @@ def test_id_like_strings_survive_export_and_parquet(store: str, tmp_path: Path, 
     assert set(df["paper_id"]) == {paper} and set(df["task_id"]) == {year}
     back = pd.read_parquet(write_table(df, tmp_path / f"{run_id}.parquet"))
     assert set(back["paper_id"]) == {paper} and set(back["task_id"]) == {year}
+    # the CSV holds them as written; read back the way the README says
+    csv = pd.read_csv(write_table(df, tmp_path / f"{run_id}.csv"), dtype={"paper_id": str, "task_id": str})
+    assert set(csv["paper_id"]) == {paper} and set(csv["task_id"]) == {year}
 
 
 def test_cli_export_writes_file(store: str, tmp_path: Path) -> None:
@@ -289,7 +292,7 @@ def test_cli_export_writes_file(store: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(export_command, ["--experiment", "skills/arxiv", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert out.exists() and len(pd.read_parquet(out)) == len(TASKS) * 6
-    assert f"{len(TASKS) * 6} rows from 2 runs (1 skipped" in result.output and str(out) in result.output
+    assert f"{len(TASKS) * 6} rows from 2 run(s) (1 skipped" in result.output and str(out) in result.output
 
     summary = tmp_path / "summary.csv"
     result = CliRunner().invoke(export_command, ["--run-id", run_id, "--summary", "--out", str(summary),
