@@ -254,6 +254,17 @@ def _make_config(num_cases: int, options: dict[str, Any]) -> EvolveConfig:
     return config
 
 
+def _which_runs(exc: BaseException) -> str:
+    """``the MLflow run <id>`` (``... <child> (parent <id>)`` for a child run) of the runs ``exc`` ended;
+    ``""`` when it ended none."""
+    from harness.tracking import ended_runs
+
+    ids = ended_runs(exc)
+    if not ids:
+        return ""
+    return f"the MLflow run {ids[0]}" + (f" (parent {', '.join(ids[1:])})" if len(ids) > 1 else "")
+
+
 def _guarded(work: Any, cache_dir: str | None = None) -> None:
     """Run ``work()`` with user errors as one-line exit-2 errors and SIGTERM/Ctrl-C as an interrupt.
 
@@ -272,12 +283,16 @@ def _guarded(work: Any, cache_dir: str | None = None) -> None:
     except errors as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt as exc:
-        click.echo("interrupted: the MLflow run was ended as KILLED with what it had logged", err=True)
+        runs = _which_runs(exc)
+        click.echo(f"interrupted: {runs} ended as KILLED with what it had logged" if runs
+                   else "interrupted before an MLflow run was started", err=True)
         sys.exit(128 + signal.SIGTERM if isinstance(exc, Terminated) else 130)  # the shell's codes for the signals
     except Exception as exc:  # a fault inside the run: the run is FAILED and keeps the traceback as error.txt
         message = " ".join(str(exc).split())[:400] or type(exc).__name__
-        click.echo(f"Error: the run failed: {type(exc).__name__}: {message} (the MLflow run is marked FAILED; "
-                   "the full traceback is its error.txt artifact)", err=True)
+        runs = _which_runs(exc)
+        where = (f"{runs} is marked FAILED; the full traceback is its error.txt artifact" if runs
+                 else "no MLflow run was started; HARNESS_TRACEBACK=1 shows the traceback")
+        click.echo(f"Error: the run failed: {type(exc).__name__}: {message} ({where})", err=True)
         if os.environ.get("HARNESS_TRACEBACK"):
             raise
         sys.exit(1)

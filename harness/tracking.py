@@ -108,6 +108,24 @@ def retry_duplicate_insert(call: Callable[[], T], attempts: int = 3) -> T:
     raise AssertionError("unreachable")
 
 
+#: attribute of an exception that ended MLflow runs: their ids, innermost run first
+ENDED_RUNS_ATTR = "harness_ended_runs"
+
+
+def mark_ended_run(exc: BaseException, run_id: str) -> None:
+    """Record on ``exc`` that it ended run ``run_id`` (as FAILED or KILLED), so the CLI can name the run."""
+    ended = getattr(exc, ENDED_RUNS_ATTR, None)
+    if ended is None:
+        ended = []
+        setattr(exc, ENDED_RUNS_ATTR, ended)
+    ended.append(run_id)
+
+
+def ended_runs(exc: BaseException) -> list[str]:
+    """The ids of the runs ``exc`` ended, innermost (e.g. a child run) first; empty when it ended none."""
+    return list(getattr(exc, ENDED_RUNS_ATTR, None) or [])
+
+
 class TrackingError(RuntimeError):
     """The tracking store cannot be used (message names the URI and the fix)."""
 
@@ -212,6 +230,8 @@ class MlflowTracker:
             return
         interrupted = issubclass(exc_type, (KeyboardInterrupt, SystemExit))
         status = "KILLED" if interrupted else "FAILED"
+        if exc is not None and self.run_id:
+            mark_ended_run(exc, self.run_id)
         try:
             text = "".join(traceback.format_exception(exc_type, exc, tb))
             self.log_text(text, "error.txt")

@@ -130,6 +130,7 @@ def test_fault_inside_the_run_is_one_line_and_the_run_failed(mlflow_store: str,
     assert "the run failed: RuntimeError: the reflection LM replied in an unexpected format" in line
     run = mlflow.search_runs(experiment_names=["skills/arxiv"], output_format="list")[0]
     assert run.info.status == "FAILED"
+    assert f"the MLflow run {run.info.run_id} is marked FAILED" in line  # the line names the run to look at
     assert "unexpected format" in mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/error.txt")
 
 

@@ -53,8 +53,8 @@ def test_signal_during_optimisation_ends_run_killed_keeping_logs(sig: signal.Sig
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 128 + sig, stderr[-2000:]  # 130 after Ctrl-C, 143 after SIGTERM
-    assert "ended as KILLED" in stderr
     run = mlflow.search_runs(experiment_names=["skills/arxiv"], output_format="list")[0]
+    assert f"the MLflow run {run.info.run_id} ended as KILLED" in stderr
     assert run.info.status == "KILLED"
     assert run.data.tags["run.outcome"] == "killed"
     client = mlflow.MlflowClient()
