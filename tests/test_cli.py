@@ -139,3 +139,21 @@ def test_sigterm_is_plain_termination_again_after_a_command(mlflow_store: str) -
     code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8", "--dry-run"])
     assert code == 0, output
     assert signal.getsignal(signal.SIGTERM) is before  # no KeyboardInterrupt while the process shuts down
+
+
+def test_fault_in_a_side_by_side_child_names_child_and_parent(mlflow_store: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.run as run_module
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("optimizer fault")
+
+    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", broken)
+    code, output = _invoke(["compare", "--fitness", "keyword,verifier", "--task-model", "test/oracle",
+                            "--judge-model", "test/judge", "--num-cases", "8", "--budget", "8", "--quiet"])
+    assert code == 1, output
+    runs = mlflow.search_runs(experiment_names=["skills/arxiv"], output_format="list")
+    parent = next(r for r in runs if "mlflow.parentRunId" not in r.data.tags)
+    child = next(r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id)
+    assert {parent.info.status, child.info.status} == {"FAILED"}
+    assert f"the MLflow run {child.info.run_id} (parent {parent.info.run_id}) is marked FAILED" in output
