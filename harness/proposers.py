@@ -19,10 +19,18 @@ MAX_LESSON_CHARS = 120
 
 
 def shorten(text: str, limit: int = MAX_LESSON_CHARS) -> str:
-    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (``…`` marks a cut)."""
+    """``text`` on one line, at most ``limit`` characters.
+
+    A longer text keeps its leading clauses (graders' feedback separates them with ``"; "``) when they fill
+    at least half of ``limit``, so a lesson stays a whole statement; otherwise it is cut at a word boundary
+    and ``…`` marks the cut.
+    """
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
+    clause_end = flat[: limit + 1].rfind("; ")
+    if clause_end >= limit // 2:
+        return flat[:clause_end]
     return flat[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 

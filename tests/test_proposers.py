@@ -5,8 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from harness.proposers import LESSONS_HEADING, FeedbackProposer, resolve_proposer, split_lessons
+from harness.proposers import (
+    LESSONS_HEADING,
+    MAX_LESSON_CHARS,
+    FeedbackProposer,
+    resolve_proposer,
+    shorten,
+    split_lessons,
+)
 
 BODY = "# Skill\n\nDo the thing.\n"
 
@@ -57,3 +66,26 @@ def test_resolve_proposer(proposer: str, reflection: str | None, expected: str) 
 def test_llm_proposer_needs_reflection_model() -> None:
     with pytest.raises(ValueError, match="reflection"):
         resolve_proposer("llm", None)
+
+
+def test_long_feedback_keeps_whole_clauses() -> None:
+    feedback = ("expected ID 1706.03762; the YYMM prefix 1706 of 1706.03762 was right but the number was not; "
+                "answer with the full identifier only, no version suffix and no surrounding prose at all")
+    assert shorten(feedback) == ("expected ID 1706.03762; the YYMM prefix 1706 of 1706.03762 was right but "
+                                 "the number was not")
+    one_clause = "expected title " + "word " * 40
+    cut = shorten(one_clause)
+    assert cut.endswith("…") and len(cut) <= MAX_LESSON_CHARS and one_clause.startswith(cut[:-1])
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab ;.\n")), max_size=400), st.integers(10, 200))
+def test_shorten_is_a_bounded_prefix(text: str, limit: int) -> None:
+    flat = " ".join(text.split())
+    out = shorten(text, limit)
+    assert len(out) <= limit
+    if out == flat:
+        return
+    if out.endswith("…"):
+        assert flat.startswith(out[:-1])
+    else:  # whole leading clauses
+        assert flat.startswith(out + "; ") and len(out) >= limit // 2
