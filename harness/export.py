@@ -20,6 +20,7 @@ import gc
 import json
 import logging
 import re
+import shlex
 import tempfile
 import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
@@ -194,8 +195,21 @@ def _run_value(run: Run, column: str) -> str | None:
         kind, _, key = source.partition(".")
         values = run.data.tags if kind == "tags" else run.data.params
         if key in values:
-            return values[key]
+            return values[key] if kind == "tags" else unquote_param(values[key])
     return None
+
+
+def unquote_param(value: str) -> str:
+    """A param value as given: MLflow Projects logs a project's parameters shell-quoted (``shlex.quote``:
+    ``''`` for an empty value, ``'a b'`` for one with spaces), ``harness evolve`` logs them as they are.
+    A value that is not exactly one quoted shell word is returned unchanged."""
+    if not value.startswith("'"):
+        return value
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        return value
+    return words[0] if len(words) == 1 and shlex.quote(words[0]) == value else value
 
 
 def _seed_column(values: Iterable[Any]) -> pd.Series:

@@ -68,7 +68,8 @@ def holdout_rows(tasks: Sequence[dict[str, str]] = TASKS, graders: Sequence[str]
 
 
 def log_run(experiment: str, *, fitness: str = "verifier", seed: str = "0", verdict: str | None = None,
-            table: pd.DataFrame | None = None, parent: str | None = None, with_table: bool = True) -> str:
+            table: pd.DataFrame | None = None, parent: str | None = None, with_table: bool = True,
+            reflection_model: str = "") -> str:
     """Log one synthetic evolution run the way harness.run does; returns its id."""
     import mlflow
 
@@ -81,8 +82,8 @@ def log_run(experiment: str, *, fitness: str = "verifier", seed: str = "0", verd
         tags["mlflow.parentRunId"] = parent
     with mlflow.start_run(tags=tags) as run:
         mlflow.log_params({"skill": "arxiv", "fitness": fitness, "fitness_resolved": fitness, "optimizer": "gepa",
-                           "seed": seed, "task_model": "test/oracle", "reflection_model": "", "budget": "12",
-                           "num_cases": "12", "dataset_digest": "abc123"})
+                           "seed": seed, "task_model": "test/oracle", "reflection_model": reflection_model,
+                           "budget": "12", "num_cases": "12", "dataset_digest": "abc123"})
         mlflow.log_metrics({"holdout.verifier.baseline": 0.35, "holdout.verifier.evolved": 0.6,
                             "holdout.verifier.delta": 0.25})
         for step, value in enumerate((0.3, 0.5, 0.5)):
@@ -342,3 +343,21 @@ def test_cli_prints_each_skip_note_once(store: str, tmp_path: Path, caplog: pyte
         assert not [r for r in caplog.records if skipped in r.getMessage()]  # ... and not logged as well
         holdout_table(experiment="skills/arxiv")  # the library call still logs it
         assert [r for r in caplog.records if skipped in r.getMessage()]
+
+
+@pytest.mark.parametrize("value", ["", "openai/llama 3", "it's", "plain", "'"])
+def test_mlflow_projects_quoted_params_read_back_as_given(value: str) -> None:
+    import shlex
+
+    from harness.export import unquote_param
+
+    assert unquote_param(shlex.quote(value)) == value  # what MLflow Projects logs, read back
+    if not value.startswith("'"):
+        assert unquote_param(value) == value  # what harness evolve logs stays as it is
+
+
+def test_export_reads_an_mlflow_run_empty_param_as_empty(store: str) -> None:
+    projects_run = log_run("skills/arxiv", reflection_model="''")  # as `mlflow run` logs an empty parameter
+    harness_run = log_run("skills/arxiv", reflection_model="")  # as `harness evolve` logs it
+    df = holdout_table(run_ids=[projects_run, harness_run])
+    assert set(df["reflection_model"]) == {""}
