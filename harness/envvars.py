@@ -12,15 +12,16 @@ def temporary_env(values: Mapping[str, str | None]) -> Iterator[None]:
     """Set (str) or unset (None) environment variables for the block, then restore them exactly."""
     saved = {key: os.environ.get(key) for key in values}
     try:
-        for key, value in values.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        _apply(values)
         yield
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        _apply(saved)
+
+
+def _apply(values: Mapping[str, str | None]) -> None:
+    """Set each variable to its str value; unset those mapped to None."""
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

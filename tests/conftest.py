@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,6 +39,21 @@ def mlflow_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _migrated_stor
         mlflow.end_run()
     mlflow.set_tracking_uri(None)
     os.environ.pop("MLFLOW_EXPERIMENT_ID", None)  # mlflow.set_experiment() sets it; keep tests apart
+
+
+@pytest.fixture
+def break_optimizer(monkeypatch: pytest.MonkeyPatch) -> Callable[[BaseException], None]:
+    """``break_optimizer(exc)`` makes the gepa optimizer raise ``exc``: a fault (or, with ``KeyboardInterrupt``,
+    an interrupt) in the middle of a run, after the dataset and the baseline were logged."""
+    import harness.run as run_module
+
+    def install(exc: BaseException) -> None:
+        def raise_it(*args: object, **kwargs: object) -> None:
+            raise exc
+
+        monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", raise_it)
+
+    return install
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import mlflow
@@ -116,13 +117,8 @@ def test_console_script_error_has_no_traceback(tmp_path: Path) -> None:
 
 
 def test_fault_inside_the_run_is_one_line_and_the_run_failed(mlflow_store: str,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.run as run_module
-
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("the reflection LM replied in\nan unexpected format")
-
-    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", broken)
+                                                             break_optimizer: Callable[[BaseException], None]) -> None:
+    break_optimizer(RuntimeError("the reflection LM replied in\nan unexpected format"))
     code, output = _invoke(["evolve", "--task-model", "test/oracle", "--num-cases", "8", "--budget", "8", "--quiet"])
     assert code == 1
     assert "Traceback" not in output
@@ -141,14 +137,9 @@ def test_sigterm_is_plain_termination_again_after_a_command(mlflow_store: str) -
     assert signal.getsignal(signal.SIGTERM) is before  # no KeyboardInterrupt while the process shuts down
 
 
-def test_fault_in_a_side_by_side_child_names_child_and_parent(mlflow_store: str,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.run as run_module
-
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("optimizer fault")
-
-    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", broken)
+def test_fault_in_a_side_by_side_child_names_child_and_parent(
+        mlflow_store: str, break_optimizer: Callable[[BaseException], None]) -> None:
+    break_optimizer(RuntimeError("optimizer fault"))
     code, output = _invoke(["compare", "--fitness", "keyword,verifier", "--task-model", "test/oracle",
                             "--judge-model", "test/judge", "--num-cases", "8", "--budget", "8", "--quiet"])
     assert code == 1, output

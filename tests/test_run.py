@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import mlflow
 import pytest
 
-import harness.run as run_module
 from harness.config import EvolveConfig
 from harness.console import Reporter
 from harness.run import evolve
@@ -86,11 +86,9 @@ def test_long_param_goes_to_an_artifact(mlflow_store: str) -> None:
     assert mlflow.artifacts.load_text(f"runs:/{tracker.run_id}/params/long.txt") == "x" * 11_000
 
 
-def test_exception_ends_run_failed_with_error_artifact(mlflow_store: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("optimizer exploded")
-
-    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", boom)
+def test_exception_ends_run_failed_with_error_artifact(mlflow_store: str,
+                                                     break_optimizer: Callable[[BaseException], None]) -> None:
+    break_optimizer(RuntimeError("optimizer exploded"))
     config = _config()
     with pytest.raises(RuntimeError), MlflowTracker(config.experiment_name()) as tracker:
         evolve(config, tracker, QUIET)
@@ -101,11 +99,8 @@ def test_exception_ends_run_failed_with_error_artifact(mlflow_store: str, monkey
 
 
 def test_interrupt_ends_run_killed_keeping_what_was_logged(mlflow_store: str,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", interrupted)
+                                                           break_optimizer: Callable[[BaseException], None]) -> None:
+    break_optimizer(KeyboardInterrupt())
     config = _config()
     with pytest.raises(KeyboardInterrupt), MlflowTracker(config.experiment_name()) as tracker:
         evolve(config, tracker, QUIET)
@@ -116,17 +111,14 @@ def test_interrupt_ends_run_killed_keeping_what_was_logged(mlflow_store: str,
 
 
 def test_temporary_run_folder_is_removed_after_success_and_kept_after_a_fault(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, break_optimizer: Callable[[BaseException], None]) -> None:
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     evolve(_config(), NullTracker(), QUIET)
     assert not list(tmp_path.glob("harness-run-*"))  # everything in it was logged
 
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("optimizer fault")
-
-    monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", broken)
+    break_optimizer(RuntimeError("optimizer fault"))
     with pytest.raises(RuntimeError, match="optimizer fault"):
         evolve(_config(), NullTracker(), QUIET)
     kept = list(tmp_path.glob("harness-run-*"))
