@@ -34,6 +34,8 @@ import click
 import numpy as np
 import pandas as pd
 
+from harness.messages import first_line
+
 try:
     import orjson as _orjson
 except ImportError:  # pragma: no cover - orjson comes with dspy
@@ -298,8 +300,7 @@ def _download(run_id: str, tracking_uri: str | None) -> _Loaded:
             local = mlflow.artifacts.download_artifacts(run_id=run_id, artifact_path=HOLDOUT_ARTIFACT,
                                                         dst_path=tmp, tracking_uri=tracking_uri)
         except Exception as exc:  # not found and unreachable look alike across artifact stores
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            return _Loaded(note=f"run {run_id} has no readable {HOLDOUT_ARTIFACT} ({first}); skipped")
+            return _Loaded(note=f"run {run_id} has no readable {HOLDOUT_ARTIFACT} ({first_line(exc, 200)}); skipped")
         return _read_local(Path(local), run_id)
 
 
@@ -618,8 +619,7 @@ def export_command(experiment: str | None, run_ids: tuple[str, ...], parent_run_
     except (ValueError, TrackingError) as exc:
         raise UsageError(str(exc)) from None
     except MlflowException as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UsageError(f"tracking store query failed: {first}") from None
+        raise UsageError(f"tracking store query failed: {first_line(exc, 300)}") from None
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     for note in frame.attrs.get("notes", []):

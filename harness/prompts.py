@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any
 import click
 import pandas as pd
 
+from harness.messages import first_line
+
 if TYPE_CHECKING:
     from mlflow import MlflowClient
     from mlflow.entities.model_registry import PromptVersion
@@ -381,8 +383,7 @@ def versions_command(skill: str, fmt: str) -> None:
         check_tracking_store()  # one quick probe: a down server is reported now, not after minutes of retries
         frame = skill_versions(skill)
     except (ValueError, MlflowException, TrackingError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise UsageError(f"cannot list versions of skill {skill!r}: {first}") from None
+        raise UsageError(f"cannot list versions of skill {skill!r}: {first_line(exc)}") from None
     if frame.empty:
         click.echo(f"no versions of skill {skill!r} are registered (prompt {name}); "
                    "an evolved skill is registered when it passes the gates")

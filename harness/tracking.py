@@ -24,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 import pandas as pd
 
 from harness.envvars import temporary_env
+from harness.messages import first_line
 
 T = TypeVar("T")
 
@@ -145,8 +146,7 @@ def check_tracking_store(tracking_uri: str | None = None) -> str:
         with temporary_env(probe_env):
             mlflow.MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
     except Exception as exc:  # any client failure means the store is unusable
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise TrackingError(f"tracking store {uri} cannot be used: {first[:600]}. "
+        raise TrackingError(f"tracking store {uri} cannot be used: {first_line(exc, 600)}. "
                             "Set MLFLOW_TRACKING_URI to a reachable server or a writable sqlite:/// path") from None
     return uri
 
