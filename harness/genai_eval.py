@@ -55,7 +55,7 @@ from harness.envvars import temporary_env
 from harness.evaluate import HoldoutRow
 from harness.fitness import Grader
 from harness.program import SkillProgram
-from harness.scorers import SUB_SCORE_KEYS, UNSCORED_ERROR_CODE, grader_scorer
+from harness.scorers import SUB_SCORE_KEYS, UNSCORED_ERROR_CODE, grader_scorer, output_text
 from harness.tracking import retry_duplicate_insert
 from verifiers import Task
 
@@ -177,11 +177,11 @@ def _feedbacks(assessments: Any, run_id: str | None) -> dict[str, dict[str, Any]
 
 
 def _response_text(response: Any) -> str:
-    if response is None or (isinstance(response, float) and math.isnan(response)):
+    """A trace's response as the scorers read it (:func:`harness.scorers.output_text`); NaN (a missing
+    response in a pandas frame) is the empty output."""
+    if isinstance(response, float) and math.isnan(response):
         return ""
-    if isinstance(response, Mapping) and "answer" in response:
-        return str(response["answer"] or "")
-    return str(response)
+    return output_text(response)
 
 
 def rows_from_traces(frame: pd.DataFrame, tasks: Sequence[Task], graders: Sequence[Grader], variant: str,
