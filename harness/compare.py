@@ -20,23 +20,16 @@ from typing import Any
 
 import pandas as pd
 
+from harness import artifacts
+from harness.analysis.claim import seeds_report
+from harness.analysis.stats import SeedSpread, pairs_from_rows, pooled_verdict
 from harness.config import ConfigError, EvolveConfig
-from harness.console import Reporter
-from harness.evaluate import HoldoutRow
-from harness.run import (
-    Models,
-    RunResult,
-    Setup,
-    build_models,
-    check_models_answer,
-    evolve_run,
-    grade_baseline,
-    log_setup,
-    prepared,
-    resolve_fitness,
-)
-from harness.stats import SeedSpread, pairs_from_rows, pooled_verdict
-from harness.tracking import MlflowTracker, Tracker
+from harness.engine.holdout import HoldoutRow
+from harness.engine.registry import resolve_fitness
+from harness.models.roles import Models, build_models
+from harness.reporting import Reporter
+from harness.run import RunResult, Setup, check_models_answer, evolve_run, grade_baseline, log_setup, prepared
+from harness.tracking.tracker import MlflowTracker, Tracker
 
 #: the fitness signals of ``fitness=all``, in matrix row order
 ALL_FITNESS: tuple[str, ...] = ("keyword", "judge", "verifier")
@@ -126,25 +119,12 @@ def seed_spreads(results: Sequence[ArmResult], alpha: float) -> dict[str, SeedSp
     return spreads
 
 
-def seeds_report(spreads: dict[str, SeedSpread]) -> str:
-    """Markdown: per arm, the verifier's mean delta per seed, its spread, and the pooled verdict across seeds."""
-    out = ["# Across seeds", "", "`improved` across seeds needs the same sign in every seed and a significant "
-           "pooled paired test (verifier grades).", "",
-           "| optimised by | seeds | mean Δ per seed | min | max | std | pooled verdict |",
-           "|---|---|---|---|---|---|---|"]
-    for label, sp in spreads.items():
-        per_seed = ", ".join(f"{d:+.3f}" for d in sp.mean_deltas)
-        out.append(f"| {label} | {sp.n_seeds} | {per_seed} | {sp.min_delta:+.3f} | {sp.max_delta:+.3f} | "
-                   f"{sp.std_delta:.3f} | {sp.verdict}: {sp.reason} |")
-    return "\n".join(out) + "\n"
-
-
 def _log_parent(tracker: Tracker, matrix: pd.DataFrame, lines: list[str], spreads: dict[str, SeedSpread],
                 workdir: Path) -> None:
-    from harness.plots import xgrade_heatmap_png
+    from harness.analysis.plots import xgrade_heatmap_png
 
     if not matrix.empty:
-        tracker.log_table(matrix.reset_index(), "xgrade/matrix.json")
+        tracker.log_table(matrix.reset_index(), artifacts.XGRADE_MATRIX)
         tracker.log_metrics({f"xgrade.{row}.{col}.delta".replace("/", "."): float(value)
                              for row, series in matrix.iterrows() for col, value in series.items()
                              if value == value})
@@ -153,9 +133,9 @@ def _log_parent(tracker: Tracker, matrix: pd.DataFrame, lines: list[str], spread
         tracker.log_metrics({f"seeds.{label.replace('/', '.')}.{k}": v for k, v in spread.to_metrics("").items()})
         tracker.set_tags({f"verdict.seeds.{label}": spread.verdict})
     if spreads:
-        tracker.log_text(seeds_report(spreads), "claim_report_seeds.md")
+        tracker.log_text(seeds_report(spreads), artifacts.SEEDS_REPORT)
     text = "\n".join(lines) + "\n"
-    tracker.log_text(text, "xgrade/summary.txt")
+    tracker.log_text(text, artifacts.XGRADE_SUMMARY)
     tracker.set_tags({"xgrade.summary": " | ".join(lines)[:500]})
 
 
@@ -293,8 +273,8 @@ def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optim
     check_models_answer(config, judge=True, tracker=parent)
     models = build_models(config, judge=True)
     reporter.phase("baseline holdout (produced once, shared by every child)")
-    baseline = grade_baseline(setup, models, config, reporter, parent.run_id)
-    parent.log_table(pd.DataFrame([r.to_dict() for r in baseline]), "holdout/baseline_table.json")
+    baseline = grade_baseline(setup, models, config, reporter, parent)
+    parent.log_table(pd.DataFrame([r.to_dict() for r in baseline]), artifacts.BASELINE_TABLE)
     assert parent.run_id is not None
     if parallel == 1:
         results = []

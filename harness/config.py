@@ -1,12 +1,75 @@
-"""Settings of one evolution run, checked before anything runs."""
+"""Settings of one evolution run, checked before anything runs, and every choice list (standard library only).
+
+This module sits below every other module of the harness: the CLI reads its choices without importing DSPy,
+pandas or MLflow, and the engine, the models and the CLI share one spelling of each name.
+"""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
-from harness.fitness import FITNESS_CHOICES
-from harness.optimize import OPTIMIZER_CHOICES
-from harness.proposers import PROPOSER_CHOICES, resolve_proposer
+#: fitness signals a run can optimise with (``auto``: verifier when the skill has one, else keyword)
+FITNESS_CHOICES: tuple[str, ...] = ("keyword", "judge", "verifier", "auto")
+#: graders every holdout can be graded by, in table order
+GRADER_NAMES: tuple[str, ...] = ("verifier", "keyword", "judge")
+#: DSPy optimizers behind ``--optimizer``
+OPTIMIZER_CHOICES: tuple[str, ...] = ("gepa", "miprov2")
+#: instruction proposers of GEPA (``auto``: ``llm`` with a reflection model, else ``feedback``)
+PROPOSER_CHOICES: tuple[str, ...] = ("auto", "llm", "feedback")
+#: model strings of the deterministic offline test LMs start with this (see :mod:`harness.models.testing`)
+TEST_PREFIX = "test/"
+#: heading of the section the feedback proposer maintains at the end of the skill body
+LESSONS_HEADING = "## Lessons from graded answers"
+#: delimiters of the graded task and output inside a judge prompt (the judge writes them, the test judge reads them)
+JUDGE_TASK_TAGS: tuple[str, str] = ("<task>", "</task>")
+JUDGE_OUTPUT_TAGS: tuple[str, str] = ("<output>", "</output>")
+
+#: environment defaults for an offline-safe process (a user's own setting wins):
+#: LiteLLM fetches its model cost map from the network at import time unless told to use the copy it ships,
+#: and MLflow sends usage telemetry to its own host unless told not to; a run on the embedded model must make
+#: no network connection at all.
+ENVIRONMENT_DEFAULTS: dict[str, str] = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "MLFLOW_DISABLE_TELEMETRY": "true"}
+
+
+def apply_environment_defaults() -> None:
+    """Set each of :data:`ENVIRONMENT_DEFAULTS` that the environment does not set yet.
+
+    Called by the CLI before it imports DSPy or MLflow (library users call it themselves, first).
+    """
+    for key, value in ENVIRONMENT_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+
+
+def ensure_writable_folder(path: str | os.PathLike[str]) -> Path:
+    """Create ``path`` (and its parents) when missing and prove it writable by creating a uniquely named
+    temporary file in it (processes may share the folder); returns the absolute, resolved path.
+
+    Raises:
+        OSError: the folder cannot be created or written (``strerror`` says why).
+    """
+    folder = Path(path).expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".harness-write-probe-"):
+        pass
+    return folder
+
+
+def resolve_proposer(proposer: str, reflection_model: str | None) -> str:
+    """``auto`` -> ``llm`` when a reflection model is configured, else ``feedback``.
+
+    Raises:
+        ValueError: an unknown proposer, or ``llm`` without a reflection model.
+    """
+    if proposer not in PROPOSER_CHOICES:
+        raise ValueError(f"unknown proposer {proposer!r}; choose one of {', '.join(PROPOSER_CHOICES)}")
+    if proposer == "auto":
+        return "llm" if reflection_model else "feedback"
+    if proposer == "llm" and not reflection_model:
+        raise ValueError("proposer=llm needs a reflection model: pass --reflection-model (e.g. 'embedded')")
+    return proposer
 
 #: default GEPA budget (metric calls): sized so the README's first command ends in under 10 minutes on
 #: 2 cores with the embedded model (see README, "What the first command does")
@@ -85,7 +148,7 @@ class EvolveConfig:
             raise ConfigError(str(exc)) from None
 
     def resolved_proposer(self) -> str:
-        """``auto`` resolved against the reflection model (see :func:`harness.proposers.resolve_proposer`)."""
+        """``auto`` resolved against the reflection model (see :func:`resolve_proposer`)."""
         return resolve_proposer(self.proposer, self.reflection_model.strip() or None)
 
     def experiment_name(self) -> str:

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.config import EvolveConfig
-from harness.run import model_specs, prepare, resolve_fitness
+from harness.engine.registry import resolve_fitness
+from harness.models.roles import model_specs
+from harness.run import prepare
 
 #: GEPA's default reflection minibatch (dspy.GEPA(reflection_minibatch_size=3))
 MINIBATCH = 3
@@ -49,11 +51,11 @@ def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[st
     """Check the skill, dataset, models and store; return what the run would do.
 
     Raises:
-        harness.skills.SkillError, verifiers.DatasetError, verifiers.UnknownVerifierError,
-        harness.lm.ModelError, harness.tracking.TrackingError: whatever would stop the real run.
+        harness.skills.files.SkillError, verifiers.DatasetError, verifiers.UnknownVerifierError,
+        harness.models.lm.ModelError, harness.tracking.tracker.TrackingError: whatever would stop the real run.
     """
-    from harness.preflight import check_models
-    from harness.tracking import check_tracking_store
+    from harness.models.preflight import check_models
+    from harness.tracking.store import check_tracking_store
 
     setup = prepare(config)
     resolved = [resolve_fitness(f, setup.skill.name) for f in fitnesses]

@@ -1,7 +1,7 @@
 """Evolution runs, end to end: skill -> dataset -> optimizer -> gates -> holdout grades -> verdict -> tracker.
 
 Each step is a function of its own module; this module only sequences them and hands results to a
-:class:`~harness.tracking.Tracker` and a :class:`~harness.console.Reporter`.  The stages are separate so a
+:class:`~harness.tracking.tracker.Tracker` and a :class:`~harness.reporting.Reporter`.  The stages are separate so a
 side-by-side experiment (:mod:`harness.compare`) can share the setup, the models and the baseline's
 holdout grades between its child runs:
 
@@ -14,9 +14,6 @@ holdout grades between its child runs:
 
 from __future__ import annotations
 
-import difflib
-import importlib.metadata
-import os
 import shutil
 import tempfile
 import time
@@ -29,28 +26,27 @@ from typing import Any
 import dspy
 import pandas as pd
 
-from harness import evaluate
-from harness.assess import CLAIM_ARTIFACT, Assessment, assess
+from harness import artifacts
+from harness.analysis.assess import Assessment, assess
 from harness.config import EvolveConfig
-from harness.console import Reporter
-from harness.fitness import FitnessMetric, Grader, KeywordGrader, VerifierGrader
-from harness.gates import MAX_GROWTH, GateResult, check_evolved
-from harness.judge import JudgeGrader
-from harness.lm import ModelSpec, build_lm
-from harness.mipro import run_miprov2
-from harness.optimize import GepaSettings, OptimizationResult, ProgressPoint, run_gepa
-from harness.program import SkillProgram, stock_instructions
-from harness.proposers import FeedbackProposer
-from harness.skills import Skill, find_skill, parse_skill
-from harness.tracking import Tracker
-from harness.usage import UsageCounter
-from verifiers import Splits, UnknownVerifierError, Verifier, available_verifiers, get_verifier, has_verifier
+from harness.engine import holdout as evaluate
+from harness.engine.graders import FitnessMetric, Grader
+from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
+from harness.engine.program import SkillProgram, stock_instructions
+from harness.engine.proposers import FeedbackProposer
+from harness.engine.registry import build_grader, build_optimizer, holdout_graders, resolve_fitness
+from harness.engine.sources import dataset_verifier
+from harness.models.roles import Models, build_models, model_specs
+from harness.reporting import Reporter
+from harness.skills.diff import evolved_skill_text, unified_diff
+from harness.skills.files import Skill, find_skill, parse_skill
+from harness.skills.gates import MAX_GROWTH, GateResult, check_evolved
+from harness.tracking.params import run_params
+from harness.tracking.tracker import NullTracker, Tracker
+from verifiers import Splits, Verifier
 
-HOLDOUT_TABLE = "holdout/holdout_table.json"
 #: the grader whose delta is the headline (tags of registered skill versions)
 PRIMARY_GRADER = "verifier"
-#: optimizer name -> runner with the shape of :func:`harness.optimize.run_gepa`
-OPTIMIZERS: dict[str, Any] = {"gepa": run_gepa, "miprov2": run_miprov2}
 
 
 @dataclass
@@ -82,49 +78,11 @@ class Setup:
     workdir: Path
 
 
-@dataclass
-class Models:
-    """The LMs of an experiment, built once; ``usage`` counts their calls per role."""
-
-    task: dspy.LM
-    reflection: dspy.LM | None
-    judge: dspy.LM | None
-    usage: UsageCounter
-    judge_grader: JudgeGrader | None = None
-
-
-def resolve_fitness(fitness: str, skill_name: str) -> str:
-    """The fitness actually used: ``auto`` -> ``verifier`` if one is registered for the skill, else ``keyword``.
-
-    Raises:
-        UnknownVerifierError: ``verifier`` for a skill with no registered verifier.
-    """
-    if fitness == "auto":
-        return "verifier" if has_verifier(skill_name) else "keyword"
-    if fitness == "verifier" and not has_verifier(skill_name):
-        get_verifier(skill_name)  # raises UnknownVerifierError with the list of registered verifiers
-    return fitness
-
-
-def dataset_verifier(skill_name: str) -> Verifier:
-    """The verifier whose tasks make the dataset for ``skill_name``.
-
-    Raises:
-        UnknownVerifierError: no verifier is registered for the skill (tasks come from verifiers).
-    """
-    if not has_verifier(skill_name):
-        raise UnknownVerifierError(
-            f"no dataset for skill {skill_name!r}: tasks come from a registered verifier and none is registered "
-            f"for it (registered: {', '.join(available_verifiers())}); register one with "
-            f"@register_verifier({skill_name!r}) or the entry point group skill_evolution_harness.verifiers")
-    return get_verifier(skill_name)
-
-
 def prepare(config: EvolveConfig) -> Setup:
     """Find the skill, its verifier and build the splits (saved as JSONL in the run folder).
 
     Raises:
-        harness.skills.SkillError, UnknownVerifierError, verifiers.DatasetError: bad input.
+        harness.skills.files.SkillError, UnknownVerifierError, verifiers.DatasetError: bad input.
     """
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
     verifier = dataset_verifier(skill.name)
@@ -149,84 +107,16 @@ def prepared(config: EvolveConfig) -> Iterator[Setup]:
         shutil.rmtree(setup.workdir, ignore_errors=True)
 
 
-def model_specs(config: EvolveConfig, *, judge: bool) -> dict[str, ModelSpec | None]:
-    """The model of each role: the task LM, the reflection LM (``llm`` proposer only; else None) and the
-    judge LM (when ``judge``; else None)."""
-    base = config.api_base or None
-    return {
-        "task": ModelSpec(config.task_model, base, max_tokens=config.max_tokens, seed=config.seed),
-        "reflection": (ModelSpec(config.reflection_model, base, temperature=1.0, max_tokens=2048, seed=config.seed)
-                       if config.resolved_proposer() == "llm" else None),
-        "judge": ModelSpec(config.judge_model, base, max_tokens=160, seed=config.seed) if judge else None,
-    }
-
-
-def build_models(config: EvolveConfig, *, judge: bool) -> Models:
-    """The LMs of :func:`model_specs`, each counted under its role.
-
-    Raises:
-        harness.lm.ModelError: a model string cannot be used.
-    """
-    usage = UsageCounter()
-    lms: dict[str, dspy.LM | None] = {}
-    for role, spec in model_specs(config, judge=judge).items():
-        lms[role] = build_lm(spec) if spec is not None else None
-        if lms[role] is not None:
-            usage.attach(lms[role], role)
-    task = lms["task"]
-    assert task is not None
-    return Models(task, lms["reflection"], lms["judge"], usage)
-
-
 def check_models_answer(config: EvolveConfig, *, judge: bool, tracker: Tracker) -> None:
     """Preflight: every model of the run has its key and answers one call, before any optimisation.
 
     Raises:
-        harness.lm.ModelError: naming the model and the missing variable or unreachable address.
+        harness.models.lm.ModelError: naming the model and the missing variable or unreachable address.
     """
-    from harness.preflight import check_models
+    from harness.models.preflight import check_models
 
     reports = check_models(model_specs(config, judge=judge))
-    tracker.log_dict({role: asdict(report) for role, report in reports.items()}, "lm/preflight.json")
-
-
-def judge_grader(setup: Setup, models: Models) -> JudgeGrader:
-    """The experiment's one judge (its cache shared by every run and variant).
-
-    The judge grades procedure against the *baseline* skill text, so both variants and every child run are
-    judged by the same standard.
-
-    Raises:
-        ValueError: the models were built without a judge LM.
-    """
-    if models.judge is None:
-        raise ValueError("fitness=judge needs a judge model (judge_model)")
-    if models.judge_grader is None:
-        models.judge_grader = JudgeGrader(models.judge, setup.skill.text)
-    return models.judge_grader
-
-
-def build_grader(fitness: str, setup: Setup, models: Models) -> Grader:
-    """The grader that drives optimisation for ``fitness`` (keyword, judge or verifier).
-
-    Raises:
-        ValueError: an unknown fitness.
-    """
-    if fitness == "verifier":
-        return VerifierGrader(setup.verifier)
-    if fitness == "keyword":
-        return KeywordGrader()
-    if fitness == "judge":
-        return judge_grader(setup, models)
-    raise ValueError(f"fitness {fitness!r} has no grader; use keyword, judge, verifier or auto")
-
-
-def holdout_graders(setup: Setup, models: Models) -> list[Grader]:
-    """Every grader a holdout is graded with: the verifier, keyword, and the judge when there is one."""
-    graders: list[Grader] = [VerifierGrader(setup.verifier), KeywordGrader()]
-    if models.judge is not None:
-        graders.append(judge_grader(setup, models))
-    return graders
+    tracker.log_dict({role: asdict(report) for role, report in reports.items()}, artifacts.PREFLIGHT)
 
 
 def splits_frame(splits: Splits) -> dict[str, pd.DataFrame]:
@@ -234,72 +124,41 @@ def splits_frame(splits: Splits) -> dict[str, pd.DataFrame]:
     return {name: pd.DataFrame([t.to_dict() for t in tasks], dtype="string") for name, tasks in splits.items()}
 
 
-def unified_diff(before: str, after: str, name: str) -> str:
-    """A unified diff of two skill texts (``a/<name>`` -> ``b/<name>``)."""
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
-
-
-def run_params(config: EvolveConfig, setup: Setup, fitness: str) -> dict[str, Any]:
-    """Every CLI option plus what was resolved from them (skill path and hash, dataset digest, split sizes)."""
-    params: dict[str, Any] = {k: v for k, v in asdict(config).items() if k != "dry_run"}
-    params["num_cases"] = config.num_cases or 0  # as the CLI option says it: 0 = all
-    params.update({
-        "fitness_resolved": fitness, "proposer_resolved": config.resolved_proposer(),
-        "skill_path": str(setup.skill.path), "skill_name": setup.skill.name,
-        "baseline_sha256": setup.skill.sha256, "dataset_digest": setup.splits.digest(),
-        "dspy_cache_dir": os.environ.get("DSPY_CACHEDIR", ""),
-        **{f"version.{pkg}": _version(pkg) for pkg in ("dspy", "gepa", "mlflow", "litellm")},
-        **{f"split.{name}": size for name, size in setup.splits.sizes.items()},
-    })
-    return params
-
-
-def _version(package: str) -> str:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker) -> None:
     """Tags, params, the dataset (artifacts and MLflow dataset inputs) and the baseline skill text."""
     tracker.set_tags({"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
                       "proposer": config.resolved_proposer(), "task_model": config.task_model})
-    tracker.log_params(run_params(config, setup, fitness))
+    tracker.log_params(run_params(config, setup.skill, setup.splits, fitness))
     tracker.log_artifacts(setup.workdir / "dataset", "dataset")
     digest = setup.splits.digest()
     for name, frame in splits_frame(setup.splits).items():
         tracker.log_dataset(frame, name=f"{setup.skill.name}-{name}", context=name, digest=digest)
-    tracker.log_text(setup.skill.text, "skill/baseline/SKILL.md")
+    tracker.log_text(setup.skill.text, artifacts.BASELINE_SKILL)
 
 
 def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], num_threads: int,
-                  reporter: Reporter, run_id: str | None = None) -> list[evaluate.HoldoutRow]:
+                  reporter: Reporter, tracker: Tracker | None = None) -> list[evaluate.HoldoutRow]:
     """Answer every holdout task with skill ``body`` (the task LM from DSPy's context) and grade the answers.
 
-    With a ``run_id`` the evaluation runs through ``mlflow.genai.evaluate``: each task becomes a trace of
-    that run holding the task LM's call and every grader's assessment, and the rows are read back from
-    those assessments (one grading, two views).  Without one (no tracking store) it runs in-process.
+    The ``tracker`` evaluates (:meth:`~harness.tracking.tracker.Tracker.evaluate_holdout`): an MLflow tracker
+    runs it through ``mlflow.genai.evaluate``, each task a trace of its run holding the task LM's call and every
+    grader's assessment, the rows read back from those assessments (one grading, two views); without one (no
+    tracking store) it runs in-process.
     """
     program = SkillProgram(body)
+    tracker = tracker if tracker is not None else NullTracker()
     with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
-        if run_id is not None:
-            from harness.genai_eval import genai_holdout
-
-            return genai_holdout(program, setup.splits.holdout, graders, variant, run_id,
-                                 num_threads=num_threads, on_done=advance)
-        outputs = evaluate.generate(program, setup.splits.holdout, num_threads, on_done=advance)
-    return evaluate.grade(outputs, graders, variant)
+        return tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
+                                        on_done=advance)
 
 
 def grade_baseline(setup: Setup, models: Models, config: EvolveConfig, reporter: Reporter,
-                   run_id: str | None = None) -> list[evaluate.HoldoutRow]:
+                   tracker: Tracker | None = None) -> list[evaluate.HoldoutRow]:
     """The baseline's holdout rows: produced once, graded by every grader (shared by all runs of an experiment);
-    with ``run_id`` its traces belong to that run."""
+    with a ``tracker`` its traces belong to that tracker's run."""
+    graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
     with dspy.context(lm=models.task):
-        return grade_variant(setup.skill.body, "baseline", setup, holdout_graders(setup, models),
-                             config.num_threads, reporter, run_id)
+        return grade_variant(setup.skill.body, "baseline", setup, graders, config.num_threads, reporter, tracker)
 
 
 def _progress_logger(tracker: Tracker, optimizer: str) -> Any:
@@ -310,7 +169,8 @@ def _progress_logger(tracker: Tracker, optimizer: str) -> Any:
     return log_point
 
 
-def _optimizer_settings(config: EvolveConfig, metric: FitnessMetric, skill: Skill, models: Models) -> GepaSettings:
+def _optimizer_settings(config: EvolveConfig, metric: FitnessMetric, skill: Skill,
+                        models: Models) -> OptimizerSettings:
     instruction_proposer = None
     if config.optimizer == "gepa" and config.resolved_proposer() == "feedback":
         cap = int(len(skill.text) * (1 + MAX_GROWTH)) - len(skill.frontmatter_text) - 1
@@ -319,7 +179,7 @@ def _optimizer_settings(config: EvolveConfig, metric: FitnessMetric, skill: Skil
             return metric.score_and_feedback(dspy.Example(**dict(inputs)), outputs)
 
         instruction_proposer = FeedbackProposer(score_fn, max_chars=cap)
-    return GepaSettings(budget=config.budget, seed=config.seed, reflection_lm=models.reflection,
+    return OptimizerSettings(budget=config.budget, seed=config.seed, reflection_lm=models.reflection,
                         instruction_proposer=instruction_proposer, num_threads=config.num_threads)
 
 
@@ -329,11 +189,11 @@ def _optimize(config: EvolveConfig, setup: Setup, metric: FitnessMetric, models:
     settings = _optimizer_settings(config, metric, skill, models)
     result = OptimizationResult(instructions=skill.body)
     name = config.optimizer
-    optimize = OPTIMIZERS[name]
+    optimizer = build_optimizer(name, settings)
     reporter.phase(f"optimising with {name} (max {config.budget} metric calls)")
     try:
-        optimize(skill.body, metric, splits.trainset, splits.valset, settings, result,
-                 on_point=_progress_logger(tracker, name))
+        optimizer.compile(skill.body, metric, splits.trainset, splits.valset, result,
+                          on_point=_progress_logger(tracker, name))
     finally:
         tracker.log_metrics({f"{name}.proposals": result.proposals,
                              f"{name}.unusable_proposals": result.unusable_proposals,
@@ -349,19 +209,6 @@ def _optimize(config: EvolveConfig, setup: Setup, metric: FitnessMetric, models:
     return result
 
 
-def evolved_skill_text(skill: Skill, instructions: str) -> str:
-    """The SKILL.md of a candidate: the baseline's frontmatter, then ``instructions`` as the body.
-
-    DSPy strips the whitespace around signature instructions, so a candidate equal to the baseline body up to
-    that whitespace *is* the baseline: its text is returned byte for byte (no diff, no new registry version).
-    Any other candidate ends the way the baseline body ends (its trailing newline kept).
-    """
-    if instructions.strip() == skill.body.strip():
-        return skill.text
-    body_tail = skill.body[len(skill.body.rstrip()):]
-    return skill.with_body(instructions.rstrip() + body_tail)
-
-
 def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
                  reporter: Reporter) -> tuple[str, GateResult]:
     """The evolved file text if it passes the gates, else the baseline's (the candidate kept as rejected)."""
@@ -369,19 +216,19 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     gate = check_evolved(skill, evolved_text, stock_instructions=stock_instructions())
     if not gate.passed:
         reporter.warn("evolved skill rejected by the gates: " + "; ".join(gate.reasons) + " — baseline kept")
-        tracker.log_text(evolved_text, "skill/rejected/SKILL.md")
-        tracker.log_text("\n".join(gate.reasons) + "\n", "skill/rejected/reasons.txt")
+        tracker.log_text(evolved_text, artifacts.REJECTED_SKILL)
+        tracker.log_text("\n".join(gate.reasons) + "\n", artifacts.REJECTED_REASONS)
         evolved_text = skill.text
     tracker.set_tags({"gates": "passed" if gate.passed else "rejected"})
-    tracker.log_text(evolved_text, "skill/evolved/SKILL.md")
-    tracker.log_text(unified_diff(skill.text, evolved_text, "SKILL.md") or "(no change)\n", "skill/diff.patch")
+    tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
+    tracker.log_text(unified_diff(skill.text, evolved_text, "SKILL.md") or "(no change)\n", artifacts.SKILL_DIFF)
     return evolved_text, gate
 
 
 def _log_plots(holdout: pd.DataFrame, result: OptimizationResult, folder: Path, optimizer: str,
                tracker: Tracker) -> None:
     """Per-task holdout chart (per grader) and the optimisation curve, as PNG artifacts under ``plots/``."""
-    from harness.plots import holdout_per_task_png, optimisation_curve_png
+    from harness.analysis.plots import holdout_per_task_png, optimisation_curve_png
 
     for grader in sorted(set(holdout.grader)):
         tracker.log_file(holdout_per_task_png(holdout, folder / f"holdout_{grader}.png", grader=grader), "plots")
@@ -405,7 +252,7 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     try:
         return _evolve_run(setup, config, fitness, models, tracker, reporter, baseline_rows)
     finally:
-        tracker.log_dict({"errors": models.usage.errors()}, "lm/errors.json")
+        tracker.log_dict({"errors": models.usage.errors()}, artifacts.LM_ERRORS)
 
 
 def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
@@ -413,17 +260,18 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     started = time.perf_counter()
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:
-        baseline_rows = grade_baseline(setup, models, config, reporter, tracker.run_id)
+        baseline_rows = grade_baseline(setup, models, config, reporter, tracker)
     with dspy.context(lm=models.task):
-        metric = FitnessMetric(build_grader(fitness, setup, models))
+        metric = FitnessMetric(build_grader(fitness, setup.verifier, setup.skill.text, models.judge))
         result = _optimize(config, setup, metric, models, tracker, reporter)
         evolved_text, gate = _apply_gates(setup.skill, result, tracker, reporter)
         evolved_body = parse_skill(evolved_text, setup.skill.path).body
-        rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, holdout_graders(setup, models),
-                                             config.num_threads, reporter, tracker.run_id)
+        graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
+        rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, graders, config.num_threads, reporter,
+                                             tracker)
     (setup.workdir / f"SKILL.evolved.{fitness}.md").write_text(evolved_text, encoding="utf-8")
     holdout = pd.DataFrame([r.to_dict() for r in rows])
-    tracker.log_table(holdout, HOLDOUT_TABLE)
+    tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
     _log_plots(holdout, result, setup.workdir / f"plots-{fitness}", config.optimizer, tracker)
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
@@ -433,7 +281,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
-    tracker.log_text(claim.report, CLAIM_ARTIFACT)
+    tracker.log_text(claim.report, artifacts.CLAIM_REPORT)
     if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
@@ -448,8 +296,8 @@ def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunRes
     fitness.
 
     Raises:
-        harness.skills.SkillError, verifiers.DatasetError, UnknownVerifierError, ValueError,
-        harness.lm.ModelError: bad input, before any LM call.
+        harness.skills.files.SkillError, verifiers.DatasetError, UnknownVerifierError, ValueError,
+        harness.models.lm.ModelError: bad input, before any LM call.
         Exception: LM or optimizer failures (the tracker marks the run FAILED).
     """
     with prepared(config) as setup:

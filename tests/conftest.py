@@ -6,10 +6,12 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 
 
 @pytest.fixture(scope="session")
@@ -45,13 +47,14 @@ def mlflow_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _migrated_stor
 def break_optimizer(monkeypatch: pytest.MonkeyPatch) -> Callable[[BaseException], None]:
     """``break_optimizer(exc)`` makes the gepa optimizer raise ``exc``: a fault (or, with ``KeyboardInterrupt``,
     an interrupt) in the middle of a run, after the dataset and the baseline were logged."""
-    import harness.run as run_module
+    import harness.engine.registry as registry_module
 
     def install(exc: BaseException) -> None:
         def raise_it(*args: object, **kwargs: object) -> None:
             raise exc
 
-        monkeypatch.setitem(run_module.OPTIMIZERS, "gepa", raise_it)
+        broken = SimpleNamespace(name="gepa", compile=raise_it)
+        monkeypatch.setitem(registry_module.OPTIMIZERS, "gepa", lambda settings: broken)
 
     return install
 

@@ -1,4 +1,4 @@
-"""Tests for harness.claim: the markdown claim report's sections, numbers and evidence link."""
+"""Tests for harness.analysis.claim: the markdown claim report's sections, numbers and evidence link."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from harness.claim import TABLE_ARTIFACT, claim_report, load_table_snippet
-from harness.stats import (
+from harness.analysis.claim import TABLE_ARTIFACT, claim_report, load_table_snippet, seeds_report
+from harness.analysis.stats import (
     PairedSample,
     PairedStats,
     overall_verdict,
@@ -95,13 +95,14 @@ def test_report_with_seeds_and_improved_verdict() -> None:
     stats = {"verifier": paired_stats(sample(STRONG_UP, "verifier"))}
     verdict = overall_verdict(stats)
     _, spread = pooled_verdict([sample(STRONG_UP[:8], "verifier"), sample(STRONG_UP[8:], "verifier")], n_boot=500)
-    report = claim_report("arxiv", "r1", "keyword", stats, verdict, 0.05, seeds=spread)
+    report = claim_report("arxiv", "r1", "keyword", stats, verdict, 0.05)
     assert "**Verdict: improved**" in report and "excludes 0" in report
     assert "fitness used for evolution: `keyword`" in report
-    assert "## Across seeds (verifier, 2 seeds)" in report
-    assert f"min {spread.min_delta:+.3f}, max {spread.max_delta:+.3f}" in report
-    assert f"**{spread.verdict}**: {spread.reason}" in report
     assert "- none: every grader's verdict matches the verifier's." in report
+    seeds = seeds_report({"keyword": spread})  # the across-seeds report is the parent's, in one place
+    assert "# Across seeds" in seeds and f"| keyword | {spread.n_seeds} |" in seeds
+    assert f"{spread.min_delta:+.3f} | {spread.max_delta:+.3f}" in seeds
+    assert f"{spread.verdict}: {spread.reason}" in seeds
 
 
 def test_report_without_verifier_and_with_gate_rejection() -> None:

@@ -9,7 +9,7 @@ import dspy  # noqa: F401  (imported for the logger set-up it does: its own hand
 import mlflow  # noqa: F401  (likewise)
 import pytest
 
-from harness.console import Reporter
+from harness.cli.console import Reporter
 
 
 def _library_noise() -> None:

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
+from harness.cli.console import Reporter
 from harness.config import EvolveConfig
-from harness.console import Reporter
 from harness.dryrun import expected_calls
 
 
@@ -60,7 +60,7 @@ def test_expected_calls_bound_a_real_run(budget: int, num_cases: int) -> None:
     """The plan's task-LM figure is an upper bound of what a run makes (cache hits included), GEPA's
     overshoot of its budget counted."""
     from harness.run import evolve
-    from harness.tracking import NullTracker
+    from harness.tracking.tracker import NullTracker
 
     config = EvolveConfig(task_model="test/lessons", budget=budget, num_cases=num_cases)
     result = evolve(config, NullTracker(), Reporter(quiet=True))

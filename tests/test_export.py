@@ -1,4 +1,4 @@
-"""harness.export: tidy holdout tables from MLflow runs, pivot, run summary, writers and the CLI command."""
+"""harness.tracking.export: tidy holdout tables from MLflow runs, pivot, run summary, writers and the CLI command."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import export
-from harness.export import (
+from harness.tracking import export
+from harness.cli.export import export_command
+from harness.tracking.export import (
     EXPORT_COLUMNS,
-    export_command,
     holdout_pivot,
     holdout_table,
     run_summary,
@@ -177,7 +177,7 @@ def test_run_without_table_is_skipped_with_note(store: str, caplog: pytest.LogCa
     with mlflow.start_run(run_id=broken):
         mlflow.log_dict({"columns": ["task_id", "variant", "grader"], "data": [["t1", "baseline"]]},
                         "holdout/holdout_table.json")
-    with caplog.at_level(logging.WARNING, logger="harness.export"):
+    with caplog.at_level(logging.WARNING, logger="harness.tracking.export"):
         df = holdout_table(experiment="skills/arxiv")
     assert set(df["run_id"]) == {with_table}
     assert df.attrs["skipped_run_ids"] == [without, broken]
@@ -336,7 +336,7 @@ def test_cli_empty_selection_writes_nothing_and_says_why(store: str, tmp_path: P
 def test_cli_prints_each_skip_note_once(store: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     log_run("skills/arxiv")
     skipped = log_run("skills/arxiv", with_table=False)
-    with caplog.at_level(logging.WARNING, logger="harness.export"):
+    with caplog.at_level(logging.WARNING, logger="harness.tracking.export"):
         result = CliRunner().invoke(export_command, ["--experiment", "skills/arxiv", "--out", str(tmp_path / "t.csv")])
         assert result.exit_code == 0, result.output
         assert result.stderr.count(skipped) == 1  # echoed as a note ...
@@ -349,7 +349,7 @@ def test_cli_prints_each_skip_note_once(store: str, tmp_path: Path, caplog: pyte
 def test_mlflow_projects_quoted_params_read_back_as_given(value: str) -> None:
     import shlex
 
-    from harness.export import unquote_param
+    from harness.tracking.export import unquote_param
 
     assert unquote_param(shlex.quote(value)) == value  # what MLflow Projects logs, read back
     if not value.startswith("'"):

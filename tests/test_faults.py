@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.cli import main
-from harness.fitness import KeywordGrader
-from harness.judge import parse_judgement
+from harness.engine.graders import KeywordGrader
+from harness.engine.judge import parse_judgement
 from verifiers import Task, get_verifier
 
 TASKS = get_verifier("arxiv").tasks()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dspy
 import pytest
 
-from harness.fitness import FitnessMetric, KeywordGrader, VerifierGrader, example_to_task, task_to_example
+from harness.engine.graders import FitnessMetric, KeywordGrader, VerifierGrader, example_to_task, task_to_example
 from verifiers import Grade, Task, get_verifier
 
 RUBRIC = Task("t/1", "id", "Q?", "states the id 1706.03762 and nothing else", "1706.03762", "1706.03762")

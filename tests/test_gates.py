@@ -1,4 +1,4 @@
-"""Tests for harness.gates: each constraint gate on an evolved SKILL.md, alone and together."""
+"""Tests for harness.skills.gates: each constraint gate on an evolved SKILL.md, alone and together."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.gates import (
+from harness.skills.files import Skill, load_skill
+from harness.skills.gates import (
     MAX_GROWTH,
     MAX_SKILL_CHARS,
     GateResult,
@@ -14,7 +15,6 @@ from harness.gates import (
     headings,
     leading_frontmatter_block,
 )
-from harness.skills import Skill, load_skill
 
 FRONTMATTER = "---\nname: demo\ndescription: A demo skill.\nmetadata:\n  name: inner\n---\n"
 BODY = (

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import dspy
 import pytest
+from helpers import build_judge
 
-from harness.evaluate import HoldoutRow, generate, grade
-from harness.fitness import KeywordGrader, VerifierGrader
-from harness.genai_eval import TAG_ERROR, genai_holdout, rows_from_traces
-from harness.judge import build_judge
-from harness.lm import ModelSpec, build_lm
-from harness.program import SkillProgram
+from harness.engine.graders import KeywordGrader, VerifierGrader
+from harness.engine.holdout import HoldoutRow, generate, grade
+from harness.engine.program import SkillProgram
+from harness.models.lm import ModelSpec, build_lm
+from harness.tracking.genai_eval import TAG_ERROR, genai_holdout, rows_from_traces
 from verifiers import Grade, Task, get_verifier
 
 TASK_IDS = ("1706.03762/id", "1412.6980/year", "1810.04805/title", "1512.03385/author")

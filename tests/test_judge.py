@@ -8,16 +8,16 @@ import dspy
 import pytest
 from dspy.utils.exceptions import LMError
 
-from harness.fitness import FitnessMetric, task_to_example
-from harness.judge import (
+from harness.engine.graders import FitnessMetric, task_to_example
+from harness.engine.judge import (
     JUDGE_INSTRUCTIONS,
     JudgeGrader,
     Judgement,
     judge_request,
     parse_judgement,
 )
-from harness.lm import ModelSpec, build_lm
-from verifiers import COMPOSITE_WEIGHTS, Task, get_verifier
+from harness.models.lm import ModelSpec, build_lm
+from verifiers import COMPOSITE_WEIGHTS, Task, Unscored, get_verifier
 
 SKILL = "Answer the question that was asked, in one short sentence."
 
@@ -158,9 +158,11 @@ def test_different_outputs_are_judged_separately() -> None:
 def test_garbage_reply_is_unscored_not_invented() -> None:
     judge, lm = _judge("test/judge-garbage")
     task = _task("title")
-    assert judge.grade(task, task.answer) is None
+    unscored = judge.grade(task, task.answer)
+    assert isinstance(unscored, Unscored)  # the grader returns its reason, as inspect_ai's unscored Score
     assert judge.unscored == 1
     (task_id, reason, excerpt), = judge.unscored_examples
+    assert unscored.reason == reason
     assert task_id == task.task_id and "missing" in reason and excerpt
     assert judge.judgement(task, task.answer).raw_reply.startswith(excerpt)
 

@@ -15,13 +15,13 @@ import dspy
 import pytest
 from dspy.utils.exceptions import LMError
 
-from harness.fitness import FitnessMetric, VerifierGrader
-from harness.lm import ModelSpec, build_lm
-from harness.mipro import eval_metric_calls, plan_miprov2, run_miprov2
-from harness.optimize import GepaSettings, OptimizationResult, ProgressPoint
-from harness.program import SkillProgram
-from harness.proposers import LESSONS_HEADING
-from harness.testing import PROPOSER_SENTENCE, ScriptedEngine
+from harness.engine.graders import FitnessMetric, VerifierGrader
+from harness.engine.miprov2 import eval_metric_calls, plan_miprov2, run_miprov2
+from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
+from harness.engine.program import SkillProgram
+from harness.engine.proposers import LESSONS_HEADING
+from harness.models.lm import ModelSpec, build_lm
+from harness.models.testing import PROPOSER_SENTENCE, ScriptedEngine
 from verifiers import Grade, Splits, Task, get_verifier
 
 BODY = "# arXiv lookup\n\nAnswer the question about the arXiv paper."
@@ -70,7 +70,7 @@ def run(splits: Splits, grader: VerifierGrader | None = None, budget: int = BUDG
         prompt_lm: Any = None, on_point: Callable[[ProgressPoint], None] | None = None,
         valset: list[Task] | None = None) -> OptimizationResult:
     metric = FitnessMetric(grader or CountingGrader())
-    settings = GepaSettings(budget=budget, seed=0,
+    settings = OptimizerSettings(budget=budget, seed=0,
                             reflection_lm=prompt_lm or build_lm(ModelSpec("test/proposer", temperature=1.0)))
     result = OptimizationResult(instructions=BODY)
     with dspy.context(lm=task_lm or build_lm(ModelSpec("test/lessons"))):
@@ -229,7 +229,7 @@ def test_a_task_model_failure_propagates(splits: Splits) -> None:
 
 def test_refuses_a_gepa_proposer_and_a_tiny_budget_before_any_call(splits: Splits) -> None:
     grader = CountingGrader()
-    settings = GepaSettings(budget=BUDGET, seed=0, instruction_proposer=object())
+    settings = OptimizerSettings(budget=BUDGET, seed=0, instruction_proposer=object())
     with pytest.raises(ValueError, match="instruction_proposer"):
         run_miprov2(BODY, FitnessMetric(grader), splits.trainset, splits.valset, settings,
                     OptimizationResult(instructions=BODY))

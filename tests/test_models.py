@@ -20,17 +20,17 @@ import pytest
 from click.testing import CliRunner
 from openai_stub import StubServer, arxiv_answer
 
-from harness import evaluate
 from harness.cli import main
+from harness.cli.console import Reporter
 from harness.config import EvolveConfig
-from harness.console import Reporter
-from harness.fitness import VerifierGrader
-from harness.lm import PLACEHOLDER_API_KEY, ModelError, ModelSpec, build_lm, configure_cache
-from harness.preflight import check_models, missing_key
-from harness.program import SkillProgram
+from harness.engine import holdout as evaluate
+from harness.engine.graders import VerifierGrader
+from harness.engine.program import SkillProgram
+from harness.models.lm import PLACEHOLDER_API_KEY, ModelError, ModelSpec, build_lm, configure_cache
+from harness.models.preflight import check_models, missing_key
+from harness.models.usage import UsageCounter
 from harness.run import evolve
-from harness.tracking import NullTracker
-from harness.usage import UsageCounter
+from harness.tracking.tracker import NullTracker
 from verifiers import get_verifier
 
 REPO = Path(__file__).resolve().parents[1]
@@ -323,12 +323,13 @@ _OFFLINE_SCRIPT = textwrap.dedent("""
     socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
     socket.create_connection, socket.getaddrinfo = create_connection, getaddrinfo
 
-    import harness  # sets LITELLM_LOCAL_MODEL_COST_MAP before anything imports LiteLLM
+    from harness.config import apply_environment_defaults
+    apply_environment_defaults()  # LITELLM_LOCAL_MODEL_COST_MAP before anything imports LiteLLM (the CLI does this)
     import dspy, litellm, mlflow
-    from harness.lm import ModelSpec, build_lm
-    from harness.preflight import check_models
-    from harness.program import SkillProgram
-    from harness.usage import UsageCounter
+    from harness.models.lm import ModelSpec, build_lm
+    from harness.models.preflight import check_models
+    from harness.engine.program import SkillProgram
+    from harness.models.usage import UsageCounter
 
     with mlflow.start_run():
         mlflow.log_metric("probe", 1.0)
@@ -378,8 +379,9 @@ def test_embedded_run_makes_no_network_connection(mlflow_store: str, tmp_path: P
 
 
 def test_harness_turns_mlflow_telemetry_off(tmp_path: Path) -> None:
-    code = "import harness, mlflow.telemetry.utils as t; print(t.is_telemetry_disabled())"
+    code = ("from harness.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "import mlflow.telemetry.utils as t; print(t.is_telemetry_disabled())")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_user_env(), capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip() == "True"
+    assert proc.stdout.strip().splitlines()[-1] == "True"  # after the version line

@@ -1,4 +1,4 @@
-"""harness.plots: each function writes a non-empty PNG and leaves no pyplot figure behind."""
+"""harness.analysis.plots: each function writes a non-empty PNG and leaves no pyplot figure behind."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.plots import correctness_band, holdout_per_task_png, optimisation_curve_png, xgrade_heatmap_png
+from harness.analysis.plots import correctness_band, holdout_per_task_png, optimisation_curve_png, xgrade_heatmap_png
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

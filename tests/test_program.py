@@ -5,8 +5,8 @@ from __future__ import annotations
 import dspy
 import pytest
 
-from harness.lm import ModelSpec, build_lm
-from harness.program import SKILL_ADAPTER, SkillProgram, stock_instructions
+from harness.engine.program import SKILL_ADAPTER, SkillProgram, stock_instructions
+from harness.models.lm import ModelSpec, build_lm
 from verifiers import get_verifier
 
 

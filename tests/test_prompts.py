@@ -11,19 +11,19 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import load_version
 
-from harness.prompts import (
+from harness.cli.versions import versions_command
+from harness.skills.files import Skill, parse_skill
+from harness.tracking.prompts import (
     BaselineMismatchError,
     PromptRegistryError,
-    load_version,
     prompt_name,
     register_baseline,
     register_evolved,
     skill_versions,
     text_sha256,
-    versions_command,
 )
-from harness.skills import Skill, parse_skill
 
 #: a SKILL.md with CRLF line endings and every brace shape a real skill's code blocks contain
 BRACY = (
@@ -156,13 +156,13 @@ def test_baseline_committed_by_another_process_mid_check_is_reused(mlflow_store:
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import mlflow
 
-    import harness.prompts as prompts
+    import harness.tracking.prompts as prompts
 
     skill = _skill(tmp_path)
     real = mlflow.MlflowClient()
     real.create_prompt(prompt_name(skill.name))
     other = lambda: real.create_prompt_version(prompt_name(skill.name), skill.text, tags={"variant": "baseline"})  # noqa: E731
-    monkeypatch.setattr(prompts, "_client", lambda: _LaggingClient(other))
+    monkeypatch.setattr(prompts, "_client", lambda client=None: _LaggingClient(other))
     assert register_baseline(skill) == 1
     # our duplicate (version 2) was dropped: only the other process's baseline remains
     assert [int(v.version) for v in real.search_prompt_versions(prompt_name(skill.name))] == [1]

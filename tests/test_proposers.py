@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.proposers import (
+from harness.engine.proposers import (
     LESSONS_HEADING,
     MAX_LESSON_CHARS,
     FeedbackProposer,

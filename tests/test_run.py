@@ -8,11 +8,11 @@ from pathlib import Path
 import mlflow
 import pytest
 
+from harness.cli.console import Reporter
 from harness.config import EvolveConfig
-from harness.console import Reporter
 from harness.run import evolve
-from harness.skills import bundled_skills_dir
-from harness.tracking import MlflowTracker, NullTracker
+from harness.skills.files import bundled_skills_dir
+from harness.tracking.tracker import MlflowTracker, NullTracker
 
 QUIET = Reporter(quiet=True)
 
@@ -135,7 +135,7 @@ def test_output_dir_receives_run_files(tmp_path: Path) -> None:
 
 def test_unchanged_candidate_is_the_baseline_byte_for_byte(tmp_path: Path) -> None:
     from harness.run import evolved_skill_text
-    from harness.skills import parse_skill
+    from harness.skills.files import parse_skill
 
     text = "---\nname: notes\ndescription: Take notes.\n---\n\n# Notes\n\nWrite short notes.\n\n"
     skill = parse_skill(text, tmp_path / "SKILL.md")
@@ -145,7 +145,7 @@ def test_unchanged_candidate_is_the_baseline_byte_for_byte(tmp_path: Path) -> No
 
 
 def test_run_that_changes_nothing_registers_no_version(mlflow_store: str) -> None:
-    from harness.prompts import skill_versions
+    from harness.tracking.prompts import skill_versions
 
     config = _config(task_model="test/oracle", num_cases=12, budget=10)  # always right: nothing to learn
     with MlflowTracker(config.experiment_name()) as tracker:

@@ -9,8 +9,8 @@ import dspy
 import pytest
 from mlflow.entities import Feedback
 
-from harness.fitness import KeywordGrader
-from harness.scorers import (
+from harness.engine.graders import KeywordGrader
+from harness.tracking.scorers import (
     GRADER_ERROR_CODE,
     UNSCORED_ERROR_CODE,
     arxiv_verifier_scorer,
@@ -88,7 +88,7 @@ def test_unscored_grade_is_an_assessment_error_not_a_number() -> None:
     fb = grader_scorer(NeverGrades()).run(inputs={"question": "q"}, outputs="anything")
     assert fb.value is None
     assert fb.error is not None and fb.error.error_code == UNSCORED_ERROR_CODE
-    assert fb.error.error_message == "unscored by judge"  # the feedback harness.evaluate.grade writes
+    assert fb.error.error_message == "unscored by judge"  # the feedback harness.engine.holdout.grade writes
     assert fb.source.source_type == "LLM_JUDGE"
 
 
@@ -107,7 +107,7 @@ def test_a_grader_that_raises_gives_an_assessment_error_naming_the_exception() -
 
 
 def test_judge_scorer_with_offline_test_judges() -> None:
-    from harness.judge import build_judge
+    from helpers import build_judge
 
     task = _task("1706.03762/year")
     row = {"inputs": {"question": task.question},

@@ -32,11 +32,11 @@ import dspy
 import pytest
 from mlflow import MlflowClient
 
-from harness.evaluate import generate
-from harness.export import holdout_table
-from harness.lm import ModelSpec, build_lm
-from harness.program import SkillProgram
-from harness.skills import bundled_skills_dir, load_skill
+from harness.engine.holdout import generate
+from harness.engine.program import SkillProgram
+from harness.models.lm import ModelSpec, build_lm
+from harness.skills.files import bundled_skills_dir, load_skill
+from harness.tracking.export import holdout_table
 from verifiers import get_verifier
 
 EXPERIMENT = "skills/arxiv"

@@ -1,4 +1,4 @@
-"""Tests for harness.skills: parsing, loading, discovery, lookup and round trip of SKILL.md files."""
+"""Tests for harness.skills.files: parsing, loading, discovery, lookup and round trip of SKILL.md files."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import skills
-from harness.skills import (
+from harness.skills import files as skills
+from harness.skills.files import (
     MAX_SKILL_BYTES,
     Skill,
     SkillError,
@@ -496,5 +496,5 @@ def test_broken_matching_skill_reports_its_error(tmp_path: Path) -> None:
 
 
 def test_bundled_skills_dir_location() -> None:
-    repo = Path(skills.__file__).resolve().parents[1]
+    repo = Path(skills.__file__).resolve().parents[2]
     assert bundled_skills_dir() == repo / "experiments" / "skills"

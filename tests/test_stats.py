@@ -1,4 +1,4 @@
-"""Tests for harness.stats: each statistic against an independent computation, the verdict rules,
+"""Tests for harness.analysis.stats: each statistic against an independent computation, the verdict rules,
 pooling across seeds, and an A/A false-positive check with the offline noisy test LM."""
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from harness.evaluate import HoldoutRow
-from harness.stats import (
+from harness.analysis.stats import (
     IMPROVED,
     INCONCLUSIVE,
     NO_VERIFIER_REASON,
@@ -38,6 +37,7 @@ from harness.stats import (
     pooled_verdict,
     power_statement,
 )
+from harness.engine.holdout import HoldoutRow
 
 # --------------------------------------------------------------------------------------------------
 # helpers
@@ -498,7 +498,7 @@ AA_SEEDS = 300
 
 def aa_sample(seed: int) -> PairedSample:
     """Baseline and 'evolved' outputs of the same skill for one seed's holdout, via HoldoutRows."""
-    from harness.testing import ScriptedEngine
+    from harness.models.testing import ScriptedEngine
     from verifiers import get_verifier
 
     verifier = get_verifier("arxiv")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.tracking import retry_duplicate_insert
+from harness.tracking.tracker import retry_duplicate_insert
 
 
 def test_duplicate_insert_is_retried_until_it_succeeds() -> None:

@@ -6,6 +6,7 @@ from verifiers.base import (
     Grade,
     Splits,
     Task,
+    Unscored,
     Verifier,
     composite_score,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "Grade",
     "Splits",
     "Task",
+    "Unscored",
     "UnknownVerifierError",
     "Verifier",
     "available_verifiers",

@@ -86,6 +86,18 @@ class Grade:
 
 
 @dataclass(frozen=True)
+class Unscored:
+    """A grader's word that it could not grade an output, with the reason (as inspect_ai's unscored ``Score``
+    carries its explanation): recorded as unscored (NaN), never as a number.
+
+    Attributes:
+        reason: why no grade could be made (an unparseable judge reply, ...); ``""`` when the grader gave none.
+    """
+
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Splits:
     """A dataset split three ways; no ``Task.group`` appears in two splits."""
 

@@ -1,6 +1,6 @@
 """Benchmark the harness on the machine it runs on and print one table (markdown).
 
-Measures, with the offline test LMs of :mod:`harness.testing` (so the figures measure the harness, never a
+Measures, with the offline test LMs of :mod:`harness.models.testing` (so the figures measure the harness, never a
 model):
 
 1. **grading** — ``ArxivVerifier.score`` throughput on one core over realistic outputs (right, bare, wrong,
@@ -15,7 +15,7 @@ model):
 4. **cached rerun** — the same evolve twice against one DSPy disk cache in a temp folder, with a test LM
    that sleeps per call (``test/sleepy-20``, and ``test/sleepy-500`` for a hosted model's latency) so the
    first run has LM latency; the rerun starts with an empty memory cache, as a new process would;
-5. **export** — :func:`harness.export.holdout_table` over 1,000 runs (``bench_export.bench_export``).
+5. **export** — :func:`harness.tracking.export.holdout_table` over 1,000 runs (``bench_export.bench_export``).
 
 Timed runs happen in this process after a small warm-up run, so imports are not counted.
 
@@ -50,7 +50,7 @@ from bench_export import bench_export, machine  # noqa: E402
 
 SECTIONS: tuple[str, ...] = ("grading", "overhead", "threads", "cache", "export")
 PACKAGES: tuple[str, ...] = ("skill-evolution-harness", "dspy", "gepa", "mlflow", "pandas", "SQLAlchemy")
-OFFLINE_NOTE = ("Figures come from the offline test LMs of harness.testing (test/oracle, test/sleepy-<ms>): "
+OFFLINE_NOTE = ("Figures come from the offline test LMs of harness.models.testing (test/oracle, test/sleepy-<ms>): "
                 "they measure the harness, not any model.")
 
 #: targets the harness is held to
@@ -103,7 +103,7 @@ def use_dspy_cache(folder: Path) -> None:
 @contextlib.contextmanager
 def engine_call_counter() -> Iterator[list[int]]:
     """Count the calls that reach a test LM's engine (i.e. were not answered by DSPy's cache)."""
-    from harness.testing import ScriptedEngine
+    from harness.models.testing import ScriptedEngine
 
     calls = [0]
     original = ScriptedEngine.complete
@@ -145,7 +145,7 @@ def timed_attribute(owner: Any, name: str) -> Iterator[list[float]]:
 def timed_tracker_class() -> type:
     """An ``MlflowTracker`` subclass whose public methods, ``__enter__`` and ``__exit__`` add their wall
     time to ``self.seconds`` (nested calls, e.g. ``log_dict`` -> ``log_text``, are counted once)."""
-    from harness.tracking import MlflowTracker
+    from harness.tracking.tracker import MlflowTracker
 
     names = [n for n in dir(MlflowTracker) if (not n.startswith("_") or n in ("__enter__", "__exit__"))
              and callable(getattr(MlflowTracker, n)) and not isinstance(getattr(MlflowTracker, n), property)]
@@ -190,9 +190,9 @@ def quiet_logs() -> None:
 
 def run_evolve(config: Any, tracker: Any) -> tuple[Any, float]:
     """``harness.run.evolve`` with ``tracker`` entered around it (as the CLI does); returns (result, seconds)."""
-    from harness.console import Reporter
+    from harness.cli.console import Reporter
     from harness.run import evolve
-    from harness.tracking import MlflowTracker
+    from harness.tracking.tracker import MlflowTracker
 
     quiet_logs()
     started = time.perf_counter()
@@ -262,7 +262,7 @@ def bench_grading(seconds: float = 3.0) -> Row:
 def warm_up(root: Path) -> None:
     """A small tracked run first, so imports and first-use costs (DSPy, GEPA, MLflow's dataset and table
     code, matplotlib) are not counted in the timed runs."""
-    from harness.tracking import MlflowTracker
+    from harness.tracking.tracker import MlflowTracker
 
     use_dspy_cache(root / "warm-up-cache")
     run_evolve(_config(num_cases=12, budget=6, output_dir=str(root / "warm-up")),
@@ -274,7 +274,7 @@ def bench_overhead(num_cases: int | None = None, budget: int = 100) -> list[Row]
     into a ``NullTracker`` (each on an empty DSPy cache, after :func:`warm_up`)."""
     import mlflow.genai
 
-    from harness.tracking import NullTracker
+    from harness.tracking.tracker import NullTracker
 
     config = _config(num_cases=num_cases, budget=budget)
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
@@ -313,11 +313,11 @@ def _holdout_seconds(model: str, num_threads: int, root: Path, tracked: bool) ->
     an MLflow run (SQLite), i.e. through ``mlflow.genai.evaluate``; else in-process threads."""
     import dspy
 
-    from harness.console import Reporter
-    from harness.fitness import KeywordGrader, VerifierGrader
-    from harness.lm import ModelSpec, build_lm
+    from harness.cli.console import Reporter
+    from harness.engine.graders import KeywordGrader, VerifierGrader
+    from harness.models.lm import ModelSpec, build_lm
     from harness.run import grade_variant, prepare
-    from harness.tracking import MlflowTracker
+    from harness.tracking.tracker import MlflowTracker
 
     config = _config(task_model=model, num_threads=num_threads, output_dir=str(root / f"threads-{num_threads}"))
     setup = prepare(config)
@@ -367,7 +367,7 @@ def bench_cache(model: str = "test/sleepy-20", num_cases: int | None = None, bud
     with an empty memory cache, as a new process would, so its hits come from disk."""
     import mlflow.genai
 
-    from harness.tracking import MlflowTracker
+    from harness.tracking.tracker import MlflowTracker
 
     config = _config(task_model=model, num_cases=num_cases, budget=budget)
     with tempfile.TemporaryDirectory(prefix="bench-cache-") as tmp:

@@ -1,4 +1,4 @@
-"""Benchmark :func:`harness.export.holdout_table` on a local sqlite store with many runs.
+"""Benchmark :func:`harness.tracking.export.holdout_table` on a local sqlite store with many runs.
 
 Builds a temporary store (sqlite backend, local artifact folder) with ``num_runs`` synthetic evolution runs,
 each logging a few params/tags/metrics and a holdout table of ``tasks`` tasks × 2 variants × 2 graders with
@@ -45,7 +45,7 @@ def machine() -> dict[str, Any]:
 
 
 def synthetic_table(tasks: int, run_index: int) -> pd.DataFrame:
-    """A holdout table like :func:`harness.evaluate.grade` makes: ``tasks`` × variants × graders rows."""
+    """A holdout table like :func:`harness.engine.holdout.grade` makes: ``tasks`` × variants × graders rows."""
     rows = []
     for t in range(tasks):
         paper = f"{15 + t % 9:02d}{(t % 12) + 1:02d}.{(t * 7919 + 2531) % 100000:05d}"
@@ -107,7 +107,7 @@ def bench_export(num_runs: int = 1000, tasks: int = 68) -> dict[str, Any]:
     Raises:
         AssertionError: the export did not return runs × tasks × 2 × 2 rows.
     """
-    from harness.export import holdout_table
+    from harness.tracking.export import holdout_table
 
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         started = time.perf_counter()

@@ -1,0 +1,229 @@
+"""PNG figures of evolution runs, drawn with matplotlib's object API on the Agg canvas.
+
+Every function builds its own :class:`matplotlib.figure.Figure` (never ``pyplot``, so no global figure
+state leaks between calls or threads), writes one PNG and returns its path.  Parent folders are created.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import CenteredNorm, Colormap
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+#: correctness bands of a grade and their colours (colour-blind-safe Okabe–Ito hues)
+CORRECTNESS_COLOURS: dict[str, str] = {"correct": "#009E73", "partial": "#E69F00", "wrong": "#D55E00",
+                                       "unscored": "#999999"}
+VARIANT_MARKERS: dict[str, str] = {"baseline": "o", "evolved": "D"}
+DPI = 120
+
+
+def correctness_band(value: float) -> str:
+    """``correct`` (≥ 1), ``partial`` (in (0, 1)), ``wrong`` (≤ 0) or ``unscored`` (NaN) for a correctness score."""
+    if value is None or value != value:
+        return "unscored"
+    if value >= 1.0:
+        return "correct"
+    return "partial" if value > 0.0 else "wrong"
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
+
+
+def _fmt(value: float, signed: bool = False) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _save(fig: Figure, path: str | Path) -> Path:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    FigureCanvasAgg(fig)
+    fig.savefig(out, format="png", dpi=DPI)
+    return out
+
+
+def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "verifier") -> Path:
+    """Dumbbell chart: per holdout task, the baseline (circle) and evolved (diamond) composite of ``grader``.
+
+    Each marker is coloured by that variant's correctness band (correct / partial / wrong; an unscored grade is
+    a grey marker at 0); a grey segment joins the two.  One row per task, labelled with its task id, in the
+    table's order; the figure grows with the number of tasks (readable from a handful to ~100).  When
+    ``table`` holds several runs the per-task mean over runs is drawn (and said in the title).
+
+    Args:
+        table: a :func:`harness.tracking.export.holdout_table` frame (columns ``task_id, variant, grader, composite,
+            correctness``; ``run_id`` optional), or a single run's logged holdout table.
+        path: the PNG to write.
+        grader: the grader whose grades are drawn.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: missing columns, or no rows for ``grader`` (the message lists the graders present).
+    """
+    needed = ["task_id", "variant", "grader", "composite", "correctness"]
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise ValueError(f"holdout_per_task_png needs the columns {', '.join(missing)}")
+    rows = table[table["grader"] == grader]
+    if rows.empty:
+        present = ", ".join(sorted(str(g) for g in table["grader"].dropna().unique())) or "none"
+        raise ValueError(f"no holdout rows graded by {grader!r}; graders present: {present}")
+    runs = rows["run_id"].nunique() if "run_id" in rows.columns else 1
+    means = (rows.astype({"composite": "float64", "correctness": "float64"})
+             .groupby(["task_id", "variant"], sort=False, observed=True)[["composite", "correctness"]].mean())
+    tasks = list(dict.fromkeys(rows["task_id"].astype(str)))
+    y = np.arange(len(tasks))
+
+    fig = Figure(figsize=(8.5, 1.6 + 0.24 * len(tasks)), layout="constrained")
+    ax = fig.subplots()
+    points: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for variant in ("baseline", "evolved"):
+        comp = np.array([means["composite"].get((t, variant), np.nan) for t in tasks], dtype=float)
+        corr = np.array([means["correctness"].get((t, variant), np.nan) for t in tasks], dtype=float)
+        points[variant] = (comp, corr)
+    base, evo = points["baseline"][0], points["evolved"][0]
+    ax.hlines(y, np.fmin(base, evo), np.fmax(base, evo), color="#BBBBBB", linewidth=2, zorder=1)
+    for variant, (comp, corr) in points.items():
+        # a small vertical offset keeps both markers visible when the two variants score the same;
+        # an unscored grade (NaN composite) is drawn grey at 0
+        bands = [correctness_band(c if x == x else math.nan) for x, c in zip(comp, corr, strict=True)]
+        colours = [CORRECTNESS_COLOURS[b] for b in bands]
+        offset = -0.17 if variant == "baseline" else 0.17
+        ax.scatter(np.nan_to_num(comp, nan=0.0), y + offset, c=colours, marker=VARIANT_MARKERS[variant], s=40,
+                   edgecolors="black", linewidths=0.5, zorder=2)
+    ax.set_yticks(y, tasks, fontsize=8 if len(tasks) <= 40 else 6.5)
+    ax.invert_yaxis()
+    ax.set_ylim(len(tasks) - 0.5, -0.5)
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_xlabel(f"composite score ({grader} grader, 0–1)")
+    ax.grid(axis="x", alpha=0.3)
+
+    mean_b, mean_e = _mean(base), _mean(evo)
+    scope = f"mean of {runs} runs" if runs > 1 else "one run"
+    ax.set_title(f"Holdout per task — {grader} grader ({len(tasks)} tasks, {scope})\n"
+                 f"mean composite {_fmt(mean_b)} → {_fmt(mean_e)} (Δ {_fmt(mean_e - mean_b, signed=True)})",
+                 fontsize=10)
+    handles = [Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="white", markeredgecolor="black",
+                      markersize=7, label=v) for v in ("baseline", "evolved")]
+    handles += [Line2D([], [], marker="s", linestyle="", color=colour, markersize=8, label=band)
+                for band, colour in CORRECTNESS_COLOURS.items()]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+              title="variant / correctness", title_fontsize=8)
+    return _save(fig, path)
+
+
+def _curve_points(points: Sequence[tuple[int, float]] | pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(points, pd.DataFrame):
+        x_col = next((c for c in ("iteration", "step") if c in points.columns), None)
+        y_col = next((c for c in ("best_val_score", "value", "score") if c in points.columns), None)
+        if x_col is None or y_col is None:
+            if points.shape[1] < 2:
+                raise ValueError("optimisation_curve_png needs two columns: iteration and best validation score")
+            x_col, y_col = points.columns[0], points.columns[1]
+        frame = points[[x_col, y_col]]
+    else:
+        frame = pd.DataFrame(list(points), columns=["iteration", "best_val_score"])
+    frame = frame.apply(pd.to_numeric, errors="coerce").dropna().sort_values(frame.columns[0], kind="stable")
+    return frame.iloc[:, 0].to_numpy(dtype=float), frame.iloc[:, 1].to_numpy(dtype=float)
+
+
+def optimisation_curve_png(points: Sequence[tuple[int, float]] | pd.DataFrame, path: str | Path,
+                           title: str = "GEPA optimisation") -> Path:
+    """Step plot of the best validation score per GEPA iteration.
+
+    Args:
+        points: ``(iteration, best_val_score)`` pairs, or a DataFrame with columns ``iteration``/``step`` and
+            ``best_val_score``/``value``/``score`` (e.g. the ``gepa.best_val_score`` metric history), else its
+            first two columns.  Scores are in [0, 1]; rows with a missing value are dropped.
+        path: the PNG to write.
+        title: figure title.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: no usable point.
+    """
+    x, y = _curve_points(points)
+    if len(x) == 0:
+        raise ValueError("optimisation_curve_png got no (iteration, score) points to plot")
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    ax = fig.subplots()
+    ax.step(x, y, where="post", color="#0072B2", linewidth=2)
+    ax.plot(x, y, "o", color="#0072B2", markersize=4)
+    ax.annotate(f"{y[-1]:.3f}", (x[-1], y[-1]), textcoords="offset points", xytext=(4, 6), fontsize=9)
+    ax.set_xlabel("GEPA iteration")
+    ax.set_ylabel("best validation score (0–1)")
+    low = min(0.0, float(np.nanmin(y)))
+    high = max(1.0, float(np.nanmax(y)))
+    ax.set_ylim(low - 0.02, high + 0.05)
+    if np.all(np.equal(np.mod(x, 1), 0)) and len(x) <= 30:
+        ax.set_xticks(np.unique(x))
+    ax.grid(alpha=0.3)
+    ax.set_title(f"{title}: best validation score per iteration ({len(x)} points)", fontsize=10)
+    return _save(fig, path)
+
+
+def xgrade_heatmap_png(matrix: pd.DataFrame, path: str | Path,
+                       title: str = "Holdout Δ composite (evolved − baseline)") -> Path:
+    """Heatmap of holdout deltas: rows = fitness that drove the optimisation, columns = grader.
+
+    Cells use a diverging colormap centred at 0 (red worse, blue better; symmetric range, at least ±0.05),
+    annotated with the signed value; NaN cells are grey and read ``n/a``.
+
+    Args:
+        matrix: DataFrame indexed by fitness with one column per grader; values are deltas in [−1, 1].
+        path: the PNG to write.
+        title: figure title.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: an empty matrix or non-numeric cells.
+    """
+    if matrix.empty:
+        raise ValueError("xgrade_heatmap_png got an empty matrix (need fitness rows × grader columns)")
+    try:
+        values = matrix.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise ValueError("xgrade_heatmap_png needs numeric deltas in every cell (NaN allowed)") from None
+    finite = values[np.isfinite(values)]
+    half = max(float(np.abs(finite).max()) if finite.size else 0.0, 0.05)
+    n_rows, n_cols = values.shape
+
+    fig = Figure(figsize=(2.2 + 1.3 * n_cols, 1.6 + 0.6 * n_rows), layout="constrained")
+    ax = fig.subplots()
+    cmap = _cmap("RdBu")
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=CenteredNorm(vcenter=0.0, halfrange=half),
+                      aspect="auto")
+    for i in range(n_rows):
+        for j in range(n_cols):
+            v = values[i, j]
+            text = "n/a" if not np.isfinite(v) else f"{v:+.3f}"
+            dark = np.isfinite(v) and abs(v) > 0.6 * half
+            ax.text(j, i, text, ha="center", va="center", fontsize=10, color="white" if dark else "black")
+    ax.set_xticks(range(n_cols), [str(c) for c in matrix.columns])
+    ax.set_yticks(range(n_rows), [str(r) for r in matrix.index])
+    ax.set_xlabel(str(matrix.columns.name or "grader"))
+    ax.set_ylabel(str(matrix.index.name or "fitness (optimised)"))
+    ax.set_title(title, fontsize=10)
+    fig.colorbar(image, ax=ax, label="Δ composite")
+    return _save(fig, path)
+
+
+def _cmap(name: str) -> Colormap:
+    """A copy of a registered colormap with grey for masked (NaN) cells."""
+    return colormaps[name].with_extremes(bad="#DDDDDD")

@@ -1,0 +1,40 @@
+"""Test helpers that used to live in the package only for the tests' sake."""
+
+from __future__ import annotations
+
+from harness.engine.judge import JudgeGrader
+from harness.models.lm import ModelSpec, build_lm
+
+
+def build_judge(skill_text: str, judge_model: str = "embedded", *, api_base: str | None = None, seed: int = 0,
+                max_tokens: int = 256, cache: bool = True) -> JudgeGrader:
+    """A :class:`JudgeGrader` on ``judge_model`` (a test LM such as ``test/judge`` in these tests)."""
+    spec = ModelSpec(judge_model, api_base=api_base or None, temperature=0.0, max_tokens=max_tokens, seed=seed,
+                     cache=cache)
+    return JudgeGrader(build_lm(spec), skill_text)
+
+
+def load_version(skill_name: str, version: int | str) -> str:
+    """The SKILL.md text of one registered version of a skill (a number, or an alias such as ``"evolved"``),
+    read with MLflow's own client.
+
+    Raises:
+        PromptRegistryError: no such prompt or version.
+    """
+    import mlflow
+    from mlflow.exceptions import MlflowException
+
+    from harness.tracking.prompts import PromptRegistryError, prompt_name
+
+    name = prompt_name(skill_name)
+    client = mlflow.MlflowClient()
+    try:
+        if isinstance(version, str) and not version.isdigit():
+            found = client.get_prompt_version_by_alias(name, version)
+        else:
+            found = client.get_prompt_version(name, int(version))
+    except MlflowException:
+        found = None
+    if found is None:
+        raise PromptRegistryError(f"prompt {name!r} has no version {version!r}")
+    return str(found.template)
