@@ -8,9 +8,12 @@ Two sandboxes, chosen by the mode (constructor argument, else env ``HARNESS_SAND
   size-capped tmpfs at ``/tmp`` (the working directory), no ``/proc``, no home, no project, a
   scrubbed environment, ``--die-with-parent`` and ``--new-session``.  Started as a dedicated uid when
   the harness runs as root, so the process-count limit applies (the kernel exempts uid 0).
-* ``limits``: no namespaces.  When the harness runs as root the runner chroots into an empty directory
-  it cannot write and drops to a dedicated uid after importing its modules; otherwise it runs as the
-  harness's user in a private temp folder (which protects resources, not files: see the README).
+* ``limits``: no namespaces.  The runner imports a fixed set of modules (``_runner.PRELOAD``), then,
+  when the harness runs as root, chroots into an empty directory it cannot write and drops to a
+  dedicated uid; then it keeps only file descriptors 0-3 open under RLIMIT_NOFILE = 4, so the answer
+  cannot open a file, a socket or a pipe, import anything else or start a dynamically linked program.
+  Without root it runs as the harness's user: it can still delete or rename that user's files and
+  signal that user's processes (see the README).
 
 Always, in either: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC, RLIMIT_NOFILE and no core
 dumps, set by the runner before any answer code runs; ``python -I -S`` (no site, no user paths); a
@@ -366,7 +369,7 @@ class Sandbox:
                    "cpu_s": limits.cpu_s, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
                    "nproc": len(live_pids(target_uid, zombies=True)) + limits.nproc_margin, "nofile": limits.nofile,
                    "chroot": workdir if kind == KIND_LIMITS and uid is not None else None,
-                   "uid": uid if kind == KIND_LIMITS else None}
+                   "uid": uid if kind == KIND_LIMITS else None, "seal": kind == KIND_LIMITS}
         if kind == KIND_BUBBLEWRAP:
             python = self._bwrap_python() or _base_python()
             argv = [*self._bwrap_argv(python), str(python)]
