@@ -30,13 +30,14 @@ def _got(outcome: str) -> str:
 
 
 def make_task(spec: BugSpec) -> Task:
-    """The :class:`Task` of one spec: the question is the prompt, ``group`` the bug family."""
+    """The :class:`Task` of one spec: the question is the prompt, ``answer`` the fenced reference fix,
+    ``group`` the bug family."""
     call, expected, outcome = spec.shown
     return Task(task_id=spec.task_id, kind=spec.family,
                 question=QUESTION_TEMPLATE.format(name=spec.name, buggy=spec.buggy, call=call, expected=expected,
                                                   got=_got(outcome)),
                 expected_behavior=RUBRIC_TEMPLATE.format(name=spec.name, call=call, expected=expected),
-                answer=spec.fixed, group=spec.family)
+                answer=f"```python\n{spec.fixed}```", group=spec.family)
 
 
 def _normalise_whitespace(text: str) -> str:
