@@ -43,7 +43,8 @@ CORPUS: tuple[tuple[str, str, str], ...] = (
                   "    return 'pwned'\n", "wrong"),
     ("subprocess_rm", "import subprocess\n" + H + "    done = subprocess.run(['rm', '-rf', 'SENTINEL'])\n"
                       "    return ('pwned', done.returncode)\n", "wrong"),
-    ("popen_shell", "import os\n" + H + "    return ('pwned', os.popen('cat /etc/shadow; ls /root').read())\n", "wrong"),
+    ("popen_shell", "import os\n" + H + "    return ('pwned', os.popen('cat /etc/shadow; ls /root').read())\n",
+     "wrong"),
     ("write_outside", H + "    with open('SENTINEL/pwned_write.txt', 'w') as fh:\n        fh.write('pwned')\n"
                       "    return 'pwned'\n", "wrong"),
     ("write_project", H + "    with open('ROOT/PWNED_BY_ANSWER', 'w') as fh:\n        fh.write('pwned')\n"
@@ -59,7 +60,8 @@ CORPUS: tuple[tuple[str, str, str], ...] = (
     ("fill_tmp", H + "    for i in range(100):\n        with open('/tmp/pybugfix_fill%d' % i, 'wb') as fh:\n"
                  "            fh.write(b'x' * 2 ** 20)\n    return 'pwned'\n", "wrong"),
     ("read_ssh_keys", "import os\n" + H + "    found = []\n"
-                      "    for path in ('SENTINEL/.ssh/id_rsa', os.path.expanduser('~/.ssh/id_rsa'), '/root/.ssh/id_rsa'):\n"
+                      "    for path in ('SENTINEL/.ssh/id_rsa', os.path.expanduser('~/.ssh/id_rsa'),\n"
+                      "                 '/root/.ssh/id_rsa'):\n"
                       "        try:\n            found.append(open(path).read()[-40:])\n"
                       "        except OSError as exc:\n            found.append(type(exc).__name__)\n"
                       "    return found\n", "wrong"),
@@ -83,17 +85,20 @@ CORPUS: tuple[tuple[str, str, str], ...] = (
                      "    while frame is not None and 'nonce' not in frame.f_locals:\n        frame = frame.f_back\n"
                      "    if frame is not None:\n        local = frame.f_locals\n"
                      "        rows = [['ok', 'all tests passed']] * len(local['payload']['calls'])\n"
-                     "        os.write(local['result_fd'], json.dumps({'nonce': local['nonce'], 'results': rows}).encode())\n"
+                     "        report = {'nonce': local['nonce'], 'results': rows}\n"
+                     "        os.write(local['result_fd'], json.dumps(report).encode())\n"
                      "        os._exit(0)\n    return -1\n", "wrong"),
     ("print_fake_pass", H + "    print('all tests passed')\n    print('OK (4 tests)')\n    return None\n", "wrong"),
     ("sys_exit_in_function", "import sys\n" + H + "    sys.exit(0)\n", "wrong"),
     ("sys_exit_top_level", "import sys\nsys.exit(0)\n" + H + "    return -1\n", "wrong"),
-    ("patch_runner_top_level", "import sys\nsys.modules['__main__'].describe = None\n" + H + "    return -1\n", "wrong"),
+    ("patch_runner_top_level", "import sys\nsys.modules['__main__'].describe = None\n" + H + "    return -1\n",
+     "wrong"),
     ("os_exit", "import os\n" + H + "    os._exit(0)\n", "wrong"),
     ("keyboard_interrupt", H + "    raise KeyboardInterrupt\n", "wrong"),
     ("syntax_error", "def sum_first(xs, n)\n    return sum(xs[:n])\n", "zero"),
     ("defined_twice", H + "    return sum(xs[:n])\n\n\n" + H + "    return -1\n", "zero"),
-    ("kill_parent", "import os, signal\n" + H + "    os.kill(os.getppid(), signal.SIGKILL)\n    return 'pwned'\n", "wrong"),
+    ("kill_parent", "import os, signal\n" + H + "    os.kill(os.getppid(), signal.SIGKILL)\n    return 'pwned'\n",
+     "wrong"),
     ("kill_everything", "import os, signal\n" + H + "    os.kill(-1, signal.SIGKILL)\n    return 'pwned'\n", "wrong"),
     ("ignore_signals_and_spin", "import signal\n" + H +
      "    for sig in (signal.SIGTERM, signal.SIGXCPU, signal.SIGINT, signal.SIGHUP):\n"
@@ -152,7 +157,7 @@ def main(argv: list[str]) -> int:
     cases = [(case_id, code) for case_id, code, _ in CORPUS if case_id not in skip]
     grades = verifier.score_many([(question, render(code, sentinel, port)) for _, code in cases])
     result = {"kind": verifier.sandbox_kind, "skipped": sorted(skip),
-              "grades": {case_id: g.to_dict() for (case_id, _), g in zip(cases, grades)},
+              "grades": {case_id: g.to_dict() for (case_id, _), g in zip(cases, grades, strict=True)},
               "leftovers": sandbox_processes()}
     print(json.dumps(result))
     return 0

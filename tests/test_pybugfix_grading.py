@@ -67,7 +67,8 @@ def test_first_fenced_block_defining_the_function_wins_over_prose() -> None:
     (f"```python\n{FIX}\n{FIX}```", "defined_twice", "defined 2 times"),
     (f"```python\n{FIX}\nsum_first = lambda xs, n: 0\n```", "defined_twice", "defined 2 times"),
     ("```python\ndef sum_first(xs):\n    return sum(xs)\n```", "signature_changed", "expected def sum_first(xs, n)"),
-    ("```python\ndef sum_first(xs, n, extra=0):\n    return 0\n```", "signature_changed", "found def sum_first(xs, n, extra=...)"),
+    ("```python\ndef sum_first(xs, n, extra=0):\n    return 0\n```", "signature_changed",
+     "found def sum_first(xs, n, extra=...)"),
     ("```python\ndef sum_first(items, n):\n    return 0\n```", "signature_changed", "signature changed"),
     ("```python\nasync def sum_first(xs, n):\n    return 0\n```", "signature_changed", "async def"),
     (f"```python\n{FIX}\nprint(sum_first([1], 1))\n```", "tampering", "top-level code at line"),
@@ -203,3 +204,19 @@ def test_score_never_raises_and_stays_in_range(text: str) -> None:
         g = grade(SUM_FIRST.task_id, output)
         assert all(0.0 <= x <= 1.0 for x in (g.correctness, g.well_formed, g.conciseness, g.composite))
         assert len(g.feedback) < 400
+
+
+def test_demo_table() -> None:
+    from click.testing import CliRunner
+
+    from verifiers.pybugfix.__main__ import DEMO_CASES, demo_rows, main
+    from verifiers.pybugfix.sandbox import Limits
+
+    rows = demo_rows(PythonBugfixVerifier(limits=Limits(cpu_s=1, wall_s=2.0)))
+    assert len(rows) == len(DEMO_CASES)
+    composite = {(task_id, case): g.composite for task_id, case, g in rows}
+    assert composite[("off_by_one/sum_first", "reference fix")] == 1.0
+    assert composite[("off_by_one/sum_first", "full rewrite")] == 0.8
+    assert composite[("off_by_one/sum_first", "no function")] == 0.0
+    assert composite[("off_by_one/sum_first", "infinite loop")] == 0.5
+    assert CliRunner().invoke(main, []).exit_code == 2  # --demo is required

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pybugfix_hostile import CANARY_ENV, CORPUS, NEEDS_ISOLATION, ROOT, sandbox_processes
+
 from verifiers.pybugfix.sandbox import KIND_BUBBLEWRAP, Sandbox, SandboxWarning
 
 DRIVER = Path(__file__).with_name("pybugfix_hostile.py")

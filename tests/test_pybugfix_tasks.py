@@ -45,9 +45,9 @@ def test_registered() -> None:
 def test_every_reference_fix_passes_and_every_buggy_version_fails() -> None:
     """Graded through the sandbox like any answer: the fix scores 1.00, the unchanged buggy code fails a test."""
     tasks = V.tasks()
-    fixes = V.score_many([(task.question, fenced(spec.fixed)) for task, spec in zip(tasks, SPECS)])
-    buggies = V.score_many([(task.question, fenced(spec.buggy)) for task, spec in zip(tasks, SPECS)])
-    for spec, fix, buggy in zip(SPECS, fixes, buggies):
+    fixes = V.score_many([(task.question, fenced(spec.fixed)) for task, spec in zip(tasks, SPECS, strict=True)])
+    buggies = V.score_many([(task.question, fenced(spec.buggy)) for task, spec in zip(tasks, SPECS, strict=True)])
+    for spec, fix, buggy in zip(SPECS, fixes, buggies, strict=True):
         assert fix.composite == 1.0, (spec.task_id, fix)
         assert fix.feedback == f"all {len(spec.hidden)} hidden tests passed"
         assert buggy.well_formed == 1.0 and buggy.correctness < 1.0, (spec.task_id, buggy)
@@ -59,7 +59,7 @@ def test_the_shown_example_is_what_the_buggy_code_does() -> None:
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         fixed_runs = list(pool.map(lambda spec: V.sandbox.run(spec.fixed, [spec.shown[0]]), SPECS))
         buggy_runs = list(pool.map(lambda spec: V.sandbox.run(spec.buggy, [spec.shown[0]]), SPECS))
-    for spec, fixed_run, buggy_run in zip(SPECS, fixed_runs, buggy_runs):
+    for spec, fixed_run, buggy_run in zip(SPECS, fixed_runs, buggy_runs, strict=True):
         call, expected, outcome = spec.shown
         fixed, buggy = fixed_run.outcomes, buggy_run.outcomes
         assert fixed is not None and buggy is not None, spec.task_id

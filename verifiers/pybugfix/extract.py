@@ -29,8 +29,8 @@ from dataclasses import dataclass
 MAX_ANSWER_CHARS = 100_000
 #: Fence languages read as Python (an empty tag too).
 PYTHON_TAGS: frozenset[str] = frozenset({"", "python", "py", "python3"})
-FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[\w+.-]*)[^\n]*\n(?P<body>.*?)^[ \t]*(?P=fence)[ \t]*$",
-                      re.MULTILINE | re.DOTALL)
+FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[\w+.-]*)[^\n]*\n"
+                      r"(?P<body>.*?)^[ \t]*(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL)
 
 STATUSES: tuple[str, ...] = ("ok", "not_found", "syntax_error", "defined_twice", "signature_changed", "tampering")
 

@@ -92,7 +92,7 @@ def first_failure(spec: BugSpec, run: RunResult) -> tuple[int, str]:
     """``(tests passed, feedback about the first failing test or "")`` of a run that reported outcomes."""
     assert run.outcomes is not None
     passed, note = 0, ""
-    for (call, expected_text), outcome in zip(spec.hidden, run.outcomes):
+    for (call, expected_text), outcome in zip(spec.hidden, run.outcomes, strict=True):
         expected = ast.literal_eval(expected_text)
         if outcome.ok and values_equal(expected, outcome.value):
             passed += 1

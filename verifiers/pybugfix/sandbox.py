@@ -86,8 +86,8 @@ class Limits:
         tmp_bytes: size of the private tmpfs inside bubblewrap.
     """
 
-    cpu_s: int = 4
-    wall_s: float = 6.0
+    cpu_s: int = 2
+    wall_s: float = 4.0
     memory_bytes: int = 512 * 2**20
     file_bytes: int = 2**20
     nproc_margin: int = 16
@@ -95,6 +95,10 @@ class Limits:
     output_bytes: int = 16 * 2**10
     result_bytes: int = 4 * 2**20
     tmp_bytes: int = 16 * 2**20
+
+
+#: The limits used when none are given.
+DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,7 @@ class Sandbox:
         SandboxUnavailableError: mode ``required`` and bubblewrap does not start (probed here).
     """
 
-    def __init__(self, mode: str | None = None, limits: Limits = Limits(), bwrap: str = "bwrap") -> None:
+    def __init__(self, mode: str | None = None, limits: Limits = DEFAULT_LIMITS, bwrap: str = "bwrap") -> None:
         self.mode = resolve_mode(mode)
         self.limits = limits
         self._bwrap = shutil.which(bwrap)

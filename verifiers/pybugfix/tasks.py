@@ -218,7 +218,8 @@ def percent(part, whole):
 def midpoint(a, b):
     return (a + b) / 2
 """, ("(a + b) / 2", "(a + b) // 2"), ("midpoint(1, 2)", "1.5", "1"),
-        ("midpoint(0, 0)", "0.0"), ("midpoint(-1, 0)", "-0.5"), ("midpoint(2, 4)", "3.0"), ("midpoint(1.0, 2.0)", "1.5")),
+        ("midpoint(0, 0)", "0.0"), ("midpoint(-1, 0)", "-0.5"), ("midpoint(2, 4)", "3.0"),
+        ("midpoint(1.0, 2.0)", "1.5")),
     # ------------------------------------------------------------------------------- empty_input
     _spec("empty_input", "largest", """
 def largest(xs):
@@ -331,7 +332,8 @@ def max_gap(xs):
         gap = max(gap, xs[i] - xs[i - 1])
     return gap
 """, ("gap = max(gap, xs[i] - xs[i - 1])", "gap = xs[i] - xs[i - 1]"), ("max_gap([1, 10, 12])", "9", "2"),
-        ("max_gap([])", "0"), ("max_gap([5])", "0"), ("max_gap([3, 1, 2])", "1"), ("max_gap([0, 100, 101, 103])", "100")),
+        ("max_gap([])", "0"), ("max_gap([5])", "0"), ("max_gap([3, 1, 2])", "1"),
+        ("max_gap([0, 100, 101, 103])", "100")),
     # ---------------------------------------------------------------------------- string_slicing
     _spec("string_slicing", "reverse_words", """
 def reverse_words(s):
@@ -461,7 +463,8 @@ def sort_by_length(words):
     return sorted(words, key=len)
 """, ("key=len", "key=len, reverse=True"),
         ("sort_by_length(['ccc', 'a', 'bb'])", "['a', 'bb', 'ccc']", "['ccc', 'bb', 'a']"),
-        ("sort_by_length([])", "[]"), ("sort_by_length(['x'])", "['x']"), ("sort_by_length(['bb', 'a'])", "['a', 'bb']"),
+        ("sort_by_length([])", "[]"), ("sort_by_length(['x'])", "['x']"),
+        ("sort_by_length(['bb', 'a'])", "['a', 'bb']"),
         ("sort_by_length(['aa', 'b', 'cc'])", "['b', 'aa', 'cc']")),
     _spec("sort_key", "top_scores", """
 def top_scores(scores, n):
@@ -503,7 +506,8 @@ def index_of(xs, target):
     return -1
 """, ("            return i\n    return -1", "            return i\n        return -1"),
         ("index_of([4, 5], 5)", "1", "-1"),
-        ("index_of([], 1)", "-1"), ("index_of([7], 7)", "0"), ("index_of([1, 2, 3], 3)", "2"), ("index_of([1, 2], 9)", "-1")),
+        ("index_of([], 1)", "-1"), ("index_of([7], 7)", "0"), ("index_of([1, 2, 3], 3)", "2"),
+        ("index_of([1, 2], 9)", "-1")),
     _spec("early_return", "sum_until_negative", """
 def sum_until_negative(xs):
     total = 0

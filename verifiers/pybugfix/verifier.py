@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from verifiers.base import Grade, Splits, Task, Verifier
 from verifiers.pybugfix.extract import extract
 from verifiers.pybugfix.grading import _clip, grade_answer, normalised_function, quote
-from verifiers.pybugfix.sandbox import Limits, Sandbox
+from verifiers.pybugfix.sandbox import DEFAULT_LIMITS, Limits, Sandbox
 from verifiers.pybugfix.tasks import SPECS, BugSpec
 from verifiers.registry import register_verifier
 from verifiers.splits import split_by_group
@@ -64,7 +64,7 @@ class PythonBugfixVerifier(Verifier):
         SandboxUnavailableError: mode ``required`` and bubblewrap cannot start.
     """
 
-    def __init__(self, sandbox: Sandbox | str | None = None, limits: Limits = Limits(),
+    def __init__(self, sandbox: Sandbox | str | None = None, limits: Limits = DEFAULT_LIMITS,
                  specs: Sequence[BugSpec] = SPECS) -> None:
         self.sandbox = sandbox if isinstance(sandbox, Sandbox) else Sandbox(sandbox, limits)
         self._specs = {spec.task_id: spec for spec in specs}
