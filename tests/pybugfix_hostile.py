@@ -128,21 +128,23 @@ def render(code: str, sentinel: str, port: int) -> str:
 
 
 def sandbox_processes() -> list[str]:
-    """Live processes that belong to a sandbox: a sandbox uid, or the runner's argv marker."""
-    from verifiers.pybugfix.sandbox import ARGV_MARKER, UID_BASE, UID_SLOTS, live_pids
+    """Live processes that belong to a sandbox: a sandbox uid's, or one with the runner's argv marker."""
+    from verifiers.pybugfix.sandbox import ARGV_MARKER, UID_BASE, UID_SLOTS, live_pids, tagged_pids
 
-    found = []
+    pids = set(tagged_pids(ARGV_MARKER))
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
         try:
-            uid = entry.stat().st_uid
-            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
+            uid = entry.stat().st_uid if entry.name.isdigit() else -1
         except OSError:
             continue
-        if (UID_BASE <= uid < UID_BASE + 4096 * UID_SLOTS and int(entry.name) in live_pids(uid)) \
-                or (ARGV_MARKER.encode() in cmdline and int(entry.name) in live_pids(uid)):
-            found.append(f"pid {entry.name} uid {uid}: {cmdline[:80]!r}")
+        if UID_BASE <= uid < UID_BASE + 4096 * UID_SLOTS:
+            pids.update(live_pids(uid))
+    found = []
+    for pid in sorted(pids):
+        try:
+            found.append(f"pid {pid}: {Path(f'/proc/{pid}/cmdline').read_bytes()[:60]!r}")
+        except OSError:
+            continue
     return found
 
 

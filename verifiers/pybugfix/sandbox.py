@@ -17,8 +17,9 @@ Two sandboxes, chosen by the mode (constructor argument, else env ``HARNESS_SAND
 
 Always, in either: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC, RLIMIT_NOFILE and no core
 dumps, set by the runner before any answer code runs; ``python -I -S`` (no site, no user paths); a
-wall-clock timeout after which the whole process group is killed (and, with a dedicated uid, every
-process of that uid); stdout and stderr captured up to ``Limits.output_bytes``.
+wall-clock timeout after which the whole process group is killed; after every run, every process of the
+dedicated uid and every process whose command line holds the run's token (forks keep the runner's argv,
+even after ``setsid``) is killed; stdout and stderr captured up to ``Limits.output_bytes``.
 
 Mode ``auto`` uses bubblewrap when it starts (probed once per :class:`Sandbox`), else the limits with a
 single :class:`SandboxWarning`; ``required`` raises :class:`SandboxUnavailableError` instead;
@@ -59,7 +60,7 @@ SYSTEM_PATHS: tuple[str, ...] = ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/l
 #: Interpreters tried, after the harness's own base interpreter, when a dedicated uid must read it.
 FALLBACK_PYTHONS: tuple[str, ...] = ("/usr/bin/python3", "/usr/local/bin/python3")
 RUNNER_SOURCE = (Path(__file__).with_name("_runner.py")).read_text(encoding="utf-8")
-#: argv marker of every sandboxed runner (tests look for leftovers by it)
+#: argv marker of every sandboxed runner, followed by a per-run token (leftovers are found by it)
 ARGV_MARKER = "pybugfix-sandbox"
 
 
@@ -184,34 +185,54 @@ def _base_python() -> Path:
     return Path(os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable))
 
 
+def _proc_entries() -> list[tuple[int, int, Path]]:
+    """``(pid, uid, /proc/<pid>)`` of every process listed in ``/proc`` ([] without it)."""
+    entries = []
+    if os.path.isdir("/proc"):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    entries.append((int(entry.name), entry.stat().st_uid, Path(entry.path)))
+                except OSError:
+                    continue
+    return entries
+
+
+def _is_live(proc_dir: Path) -> bool:
+    """Not a zombie (and still there).  Zombies are dead: bubblewrap's namespace init is reparented to
+    PID 1 when the sandbox ends and stays a zombie until the system's init reaps it."""
+    try:
+        state = (proc_dir / "stat").read_bytes().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
 def live_pids(uid: int, zombies: bool = False) -> list[int]:
-    """Pids of the processes whose uid is ``uid``, zombies left out unless ``zombies`` (from ``/proc``).
+    """Pids of the processes whose uid is ``uid``, zombies left out unless ``zombies`` (from ``/proc``)."""
+    return [pid for pid, owner, path in _proc_entries() if owner == uid and (zombies or _is_live(path))]
 
-    Zombies are skipped: they are dead, and bubblewrap's namespace init is reparented to PID 1 when the
-    sandbox ends, so it stays a zombie until the system's init reaps it.
-    """
-    pids: list[int] = []
-    if not os.path.isdir("/proc"):
-        return pids
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+
+def tagged_pids(tag: str) -> list[int]:
+    """Pids of live processes whose command line holds ``tag`` (a run's token: forks keep the runner's argv)."""
+    needle = tag.encode()
+    found = []
+    for pid, _, path in _proc_entries():
         try:
-            if entry.stat().st_uid != uid:
-                continue
-            with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                state = fh.read().rpartition(b")")[2].split()[0]
-        except (OSError, IndexError):
+            cmdline = (path / "cmdline").read_bytes()
+        except OSError:
             continue
-        if zombies or state not in (b"Z", b"X"):
-            pids.append(int(entry.name))
-    return pids
+        if needle in cmdline and _is_live(path):
+            found.append(pid)
+    return found
 
 
-def kill_uid(uid: int) -> None:
-    """SIGKILL every live process of ``uid`` until none is left (at most 50 sweeps); dedicated uids only."""
+def sweep(uid: int | None, tag: str) -> None:
+    """SIGKILL every live process of the dedicated ``uid`` (when given) and every one tagged ``tag``, until
+    none is left (at most 50 sweeps, 5 ms apart)."""
     for _ in range(50):
-        pids = live_pids(uid)
+        pids = set(tagged_pids(tag)) | (set(live_pids(uid)) if uid is not None else set())
+        pids.discard(os.getpid())
         if not pids:
             return
         for pid in pids:
@@ -356,14 +377,16 @@ class Sandbox:
 
     def _run_kind(self, kind: str, source: str, calls: list[str], limits: Limits) -> RunResult:
         uid = self._uids.get() if self._root else None
+        tag = f"{ARGV_MARKER}-{secrets.token_hex(8)}"
         try:
-            return self._run_once(kind, source, calls, limits, uid)
+            return self._run_once(kind, source, calls, limits, uid, tag)
         finally:
+            sweep(uid, tag)
             if uid is not None:
-                kill_uid(uid)
                 self._uids.put(uid)
 
-    def _run_once(self, kind: str, source: str, calls: list[str], limits: Limits, uid: int | None) -> RunResult:
+    def _run_once(self, kind: str, source: str, calls: list[str], limits: Limits, uid: int | None,
+                  tag: str) -> RunResult:
         start = time.monotonic()
         nonce = secrets.token_hex(16)
         workdir = tempfile.mkdtemp(prefix="pybugfix-")  # 0700: a root-owned jail the sandbox uid cannot write
@@ -381,7 +404,7 @@ class Sandbox:
         else:
             argv = [str(_base_python())]
             env, user, cwd = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir}, None, workdir
-        argv += ["-I", "-S", "-c", RUNNER_SOURCE, ARGV_MARKER]
+        argv += ["-I", "-S", "-c", RUNNER_SOURCE, tag]
         outcomes, failure, output = None, "", ""
         with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as out:
             stdin.write(json.dumps(payload).encode("utf-8"))
