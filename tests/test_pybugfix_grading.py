@@ -220,3 +220,25 @@ def test_demo_table() -> None:
     assert composite[("off_by_one/sum_first", "no function")] == 0.0
     assert composite[("off_by_one/sum_first", "infinite loop")] == 0.5
     assert CliRunner().invoke(main, []).exit_code == 2  # --demo is required
+
+
+def test_required_sandbox_without_bubblewrap_is_an_error_and_auto_falls_back_once() -> None:
+    import warnings
+
+    from verifiers.pybugfix import Sandbox, SandboxUnavailableError, SandboxWarning
+
+    with pytest.raises(SandboxUnavailableError, match="sandbox required but bubblewrap cannot start: the 'bwrap' "
+                                                      "executable is not on PATH"):
+        Sandbox("required", bwrap="/nonexistent/bwrap")
+    with pytest.raises(SandboxUnavailableError):
+        PythonBugfixVerifier(sandbox=Sandbox("required", bwrap="no-such-bwrap"))
+    auto = PythonBugfixVerifier(sandbox=Sandbox("auto", bwrap="no-such-bwrap"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert auto.sandbox_kind == "limits"
+        assert auto.score(QUESTION[SUM_FIRST.task_id], f"```python\n{FIX}```").composite == 1.0
+        assert auto.sandbox_kind == "limits"
+    assert [w.category for w in caught] == [SandboxWarning]
+    assert "not on PATH" in auto.sandbox.fallback_reason
+    assert PythonBugfixVerifier(sandbox="limits").sandbox_kind == "limits"
+    assert V.sandbox_kind in ("bubblewrap", "limits")

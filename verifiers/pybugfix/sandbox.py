@@ -243,6 +243,24 @@ def sweep(uid: int | None, tag: str) -> None:
         time.sleep(0.005)
 
 
+_POOL_LOCK = threading.Lock()
+_POOLS: dict[int, queue.SimpleQueue[int]] = {}
+
+
+def _uid_pool() -> queue.SimpleQueue[int]:
+    """This process's free sandbox uids, shared by every :class:`Sandbox` in it (two sandboxes never run
+    as one uid at once: the sweep after a run kills every process of its uid)."""
+    pid = os.getpid()  # a forked child gets a pool of its own
+    with _POOL_LOCK:
+        pool = _POOLS.get(pid)
+        if pool is None:
+            pool = _POOLS[pid] = queue.SimpleQueue()
+            base = UID_BASE + (pid % 4096) * UID_SLOTS
+            for slot in range(UID_SLOTS):
+                pool.put(base + slot)
+        return pool
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -288,10 +306,6 @@ class Sandbox:
         self.limits = limits
         self._bwrap = shutil.which(bwrap)
         self._root = os.geteuid() == 0
-        self._uids: queue.SimpleQueue[int] = queue.SimpleQueue()
-        base = UID_BASE + (os.getpid() % 4096) * UID_SLOTS
-        for slot in range(UID_SLOTS):
-            self._uids.put(base + slot)
         self._lock = threading.Lock()
         self._kind: str | None = KIND_LIMITS if self.mode == "limits" else None
         #: why bubblewrap is not used ("" when it is, or not yet probed)
@@ -376,14 +390,14 @@ class Sandbox:
         return argv
 
     def _run_kind(self, kind: str, source: str, calls: list[str], limits: Limits) -> RunResult:
-        uid = self._uids.get() if self._root else None
+        uid = _uid_pool().get() if self._root else None
         tag = f"{ARGV_MARKER}-{secrets.token_hex(8)}"
         try:
             return self._run_once(kind, source, calls, limits, uid, tag)
         finally:
             sweep(uid, tag)
             if uid is not None:
-                self._uids.put(uid)
+                _uid_pool().put(uid)
 
     def _run_once(self, kind: str, source: str, calls: list[str], limits: Limits, uid: int | None,
                   tag: str) -> RunResult:
