@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -242,3 +244,25 @@ def test_required_sandbox_without_bubblewrap_is_an_error_and_auto_falls_back_onc
     assert "not on PATH" in auto.sandbox.fallback_reason
     assert PythonBugfixVerifier(sandbox="limits").sandbox_kind == "limits"
     assert V.sandbox_kind in ("bubblewrap", "limits")
+
+
+def test_report_parsing_rejects_wrong_nonce_count_and_shape() -> None:
+    from verifiers.pybugfix.sandbox import Outcome, _parse_report
+
+    good = json.dumps({"nonce": "n1", "results": [["ok", {"list": [1]}], ["error", "ValueError: x"]]}).encode()
+    assert _parse_report(good, "n1", 2) == ((Outcome(True, [1]), Outcome(False, error="ValueError: x")), "")
+    assert _parse_report(good, "other", 2)[0] is None
+    assert _parse_report(good, "n1", 3)[0] is None
+    assert _parse_report(b"", "n1", 2) == (None, "before reporting any result")
+    for bad in (b"all tests passed", b'{"nonce": "n1", "results": [["ok"]]}',
+                b'{"nonce": "n1", "results": [["passed", 1]]}', b"\xff\xfe"):
+        assert _parse_report(bad, "n1", 1)[0] is None
+
+
+def test_output_is_captured_up_to_the_cap() -> None:
+    from verifiers.pybugfix.sandbox import Limits, Sandbox
+
+    sandbox = Sandbox(V.sandbox.mode, Limits(output_bytes=100))
+    run = sandbox.run("def f():\n    print('hello from the answer')\n    print('x' * 5000)\n    return 1\n", ["f()"])
+    assert run.outcomes is not None and run.outcomes[0].value == 1
+    assert run.output.startswith("hello from the answer") and len(run.output) == 100

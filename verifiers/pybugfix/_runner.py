@@ -90,6 +90,7 @@ def main():
         for name in PRELOAD:
             __import__(name)
     write, dumps, exit_now = os.write, json.dumps, os._exit  # bound now: the answer may patch the modules
+    streams = (sys.stdout, sys.stderr)
     result_fd, nonce = payload["result_fd"], payload["nonce"]
     if payload.get("chroot"):
         os.chroot(payload["chroot"])
@@ -126,6 +127,11 @@ def main():
             results.append(["error", "Unsupported: " + str(exc)])
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are failures too
             results.append(["error", describe(exc)])
+    for stream in streams:  # os._exit skips the flush at exit: the captured output would be lost
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - a full output file (RLIMIT_FSIZE) or a patched stream
+            pass
     data = dumps({"nonce": nonce, "results": results}).encode("utf-8")
     while data:
         data = data[write(result_fd, data):]

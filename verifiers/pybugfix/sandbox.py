@@ -374,7 +374,8 @@ class Sandbox:
         """
         return self._run_kind(self.kind, source, list(calls), self.limits)
 
-    def _bwrap_argv(self, python: Path) -> list[str]:
+    def _bwrap_argv(self, python: Path, limits: Limits) -> list[str]:
+        """bubblewrap's options (see the module docstring) for running ``python``."""
         argv = [self._bwrap or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         for name in SYSTEM_PATHS:
             path = Path(name)
@@ -385,7 +386,7 @@ class Sandbox:
         prefix = python.parents[1]  # <prefix>/bin/python3.x
         if not any(prefix == Path(p) or Path(p) in prefix.parents for p in SYSTEM_PATHS):
             argv += ["--ro-bind", str(prefix), str(prefix)]
-        argv += ["--dev", "/dev", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp",
+        argv += ["--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
                  "--chdir", "/tmp", "--remount-ro", "/"]
         return argv
 
@@ -413,7 +414,7 @@ class Sandbox:
                    "uid": uid if kind == KIND_LIMITS else None, "seal": kind == KIND_LIMITS}
         if kind == KIND_BUBBLEWRAP:
             python = self._bwrap_python() or _base_python()
-            argv = [*self._bwrap_argv(python), str(python)]
+            argv = [*self._bwrap_argv(python, limits), str(python)]
             env, user, cwd = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}, uid, "/"
         else:
             argv = [str(_base_python())]
