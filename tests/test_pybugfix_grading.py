@@ -46,6 +46,7 @@ FIX = SUM_FIRST.fixed
     f"Sure! Here it is:\n{FIX}\nThe bound was wrong.",
     f"```python\nimport math\n\nLIMIT = 3\n\n\ndef helper(x):\n    return x\n\n\n{FIX}```",
     f'```python\n{FIX}\nif __name__ == "__main__":\n    print(sum_first([1, 2], 2))\n```',
+    "1. The fix:\n\n   ```python\n" + "".join("   " + line + "\n" for line in FIX.splitlines()) + "   ```\n",
 ])
 def test_extract_ok(answer: str) -> None:
     found = ext(answer)

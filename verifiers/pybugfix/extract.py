@@ -3,9 +3,10 @@
 Rules (checked in this order; the first that applies is the result's ``status``):
 
 1. **source**: the first fenced block (```` ``` ```` or ``~~~``, untagged or tagged ``python``/``py``/
-   ``python3``) with a line ``def <name>(`` at column 0 is the answer's code, whole (imports and
-   helpers included).  Without one, the first column-0 ``def <name>(`` line of the text is taken with
-   the indented (or blank) lines after it.  Neither: ``not_found``.
+   ``python3``) with a line ``def <name>(`` at column 0 (after removing the indentation common to the
+   block's lines) is the answer's code, whole (imports and helpers included).  Without one, the first
+   column-0 ``def <name>(`` line of the text is taken with the indented (or blank) lines after it.
+   Neither: ``not_found``.
 2. ``syntax_error``: the code does not parse (``ast.parse``).
 3. ``not_found`` / ``defined_twice``: the code binds ``<name>`` at top level zero times / more than once
    (a ``def``, ``class``, assignment or import of that name each count).
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass
 
 #: Only this many leading characters of an answer are searched.
@@ -66,8 +68,9 @@ def candidate_source(answer: str, name: str) -> str | None:
     text = answer[:MAX_ANSWER_CHARS]
     def_re = _def_line_re(name)
     for match in FENCE_RE.finditer(text):
-        if match.group("tag").lower() in PYTHON_TAGS and def_re.search(match.group("body")):
-            return match.group("body")
+        body = textwrap.dedent(match.group("body"))  # a block indented as a whole (inside a list item)
+        if match.group("tag").lower() in PYTHON_TAGS and def_re.search(body):
+            return body
     found = def_re.search(text)
     if found is None:
         return None
