@@ -573,7 +573,7 @@ def demo_rows(verifier: ArxivVerifier | None = None) -> list[tuple[str, str, Gra
     return [(task_id, case, v.score(by_id[task_id].question, output)) for task_id, case, output in DEMO_CASES]
 
 
-def print_demo(rows: Sequence[tuple[str, str, Grade]]) -> None:
+def print_demo(rows: Sequence[tuple[str, str, Grade]], title: str = "arXiv verifier: how answers are graded") -> None:
     """Print the demo score table (a ``rich`` table when rich is importable, else plain text)."""
     headers = ("task", "case", "correct", "formed", "concise", "composite", "feedback")
     cells = [(t, c, f"{g.correctness:.2f}", f"{g.well_formed:.0f}", f"{g.conciseness:.2f}",
@@ -588,7 +588,7 @@ def print_demo(rows: Sequence[tuple[str, str, Grade]]) -> None:
     console = Console()
     if not console.is_terminal:  # piped output: do not squeeze the feedback column into 80 columns
         console = Console(width=DEMO_WIDTH)
-    table = Table(title="arXiv verifier: how answers are graded", show_lines=True)
+    table = Table(title=title, show_lines=True)
     for header in headers:
         table.add_column(header, no_wrap=header != "feedback", overflow="fold")
     for row in cells:

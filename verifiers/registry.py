@@ -16,7 +16,7 @@ from verifiers.base import Verifier
 
 ENTRY_POINT_GROUP = "skill_evolution_harness.verifiers"
 #: modules of this package that register verifiers when imported
-BUILTIN_MODULES: tuple[str, ...] = ("verifiers.arxiv",)
+BUILTIN_MODULES: tuple[str, ...] = ("verifiers.arxiv", "verifiers.pybugfix")
 
 _REGISTRY: dict[str, type[Verifier]] = {}
 _loaded = False

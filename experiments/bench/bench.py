@@ -15,7 +15,10 @@ model):
 4. **cached rerun** — the same evolve twice against one DSPy disk cache in a temp folder, with a test LM
    that sleeps per call (``test/sleepy-20``, and ``test/sleepy-500`` for a hosted model's latency) so the
    first run has LM latency; the rerun starts with an empty memory cache, as a new process would;
-5. **export** — :func:`harness.tracking.export.holdout_table` over 1,000 runs (``bench_export.bench_export``).
+5. **export** — :func:`harness.tracking.export.holdout_table` over 1,000 runs (``bench_export.bench_export``);
+6. **pybugfix** — the python-bugfix verifier, which runs every answer in a sandboxed process: the time to
+   grade a holdout of 16 tasks x 2 variants with ``score_many`` on all cores, and grades per second over
+   the 64-task pool x 2 variants, inside bubblewrap (when it starts here) and with the limits alone.
 
 Timed runs happen in this process after a small warm-up run, so imports are not counted.
 
@@ -48,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_export, when r
 
 from bench_export import bench_export, machine  # noqa: E402
 
-SECTIONS: tuple[str, ...] = ("grading", "overhead", "threads", "cache", "export")
+SECTIONS: tuple[str, ...] = ("grading", "overhead", "threads", "cache", "export", "pybugfix")
 PACKAGES: tuple[str, ...] = ("skill-evolution-harness", "dspy", "gepa", "mlflow", "pandas", "SQLAlchemy")
 OFFLINE_NOTE = ("Figures come from the offline test LMs of harness.models.testing (test/oracle, test/sleepy-<ms>): "
                 "they measure the harness, not any model.")
@@ -59,6 +62,7 @@ TARGET_OVERHEAD_S = 10.0
 TARGET_SPEEDUP = 5.0
 TARGET_CACHE_SPEEDUP = 20.0
 TARGET_EXPORT_S = 5.0
+TARGET_PYBUGFIX_HOLDOUT_S = 10.0
 
 
 @dataclass
@@ -325,15 +329,14 @@ def _holdout_seconds(model: str, num_threads: int, root: Path, tracked: bool) ->
     lm = build_lm(ModelSpec(model, cache=False))
     quiet = Reporter(quiet=True)
     with contextlib.ExitStack() as stack:
-        run_id = None
+        tracker = None
         if tracked:
             tracker = stack.enter_context(MlflowTracker("bench/threads", run_name=f"threads-{num_threads}"))
-            run_id = tracker.run_id
         stack.enter_context(dspy.context(lm=lm))
         started = time.perf_counter()
         rows = []
         for variant in ("baseline", "evolved"):
-            rows += grade_variant(setup.skill.body, variant, setup, graders, num_threads, quiet, run_id=run_id)
+            rows += grade_variant(setup.skill.body, variant, setup, graders, num_threads, quiet, tracker)
         seconds = time.perf_counter() - started
     return seconds, [r.output for r in rows]
 
@@ -406,6 +409,56 @@ def bench_export_runs(num_runs: int = 1000) -> Row:
                f"store built in {r['setup_seconds']:.0f} s (not timed)")
 
 
+def pybugfix_pairs(tasks: Any, specs: Any) -> list[tuple[str, str]]:
+    """Two variants' answers per task, as a baseline and an evolved skill give them: the unchanged buggy
+    code with a sentence (fails a hidden test) and the reference fix in a fenced block with prose (passes)."""
+    by_id = {spec.task_id: spec for spec in specs}
+    pairs = []
+    for task in tasks:
+        spec = by_id[task.task_id]
+        pairs.append((task.question, f"I think this is right:\n\n```python\n{spec.buggy}```"))
+        pairs.append((task.question, f"The bug is in one line; fixed:\n\n```python\n{spec.fixed}```\n"
+                                     f"Only that line changed."))
+    return pairs
+
+
+def bench_pybugfix() -> list[Row]:
+    """python-bugfix grading on all cores: a 16-task holdout x 2 variants (seconds), and the whole pool x 2
+    (grades/s), per sandbox (bubblewrap when it starts here, then the limits alone)."""
+    import warnings
+
+    from verifiers.pybugfix import PythonBugfixVerifier, Sandbox, SandboxWarning
+    from verifiers.pybugfix.tasks import SPECS
+
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SandboxWarning)
+        kinds = ["auto", "limits"] if Sandbox("auto").kind == "bubblewrap" else ["limits"]
+    for mode in kinds:
+        verifier = PythonBugfixVerifier(sandbox=mode)
+        kind = verifier.sandbox_kind
+        holdout = verifier.build_dataset(None, 0).holdout
+        verifier.score_many(pybugfix_pairs(holdout[:2], SPECS))  # warm-up: the probe, page cache
+        pairs = pybugfix_pairs(holdout, SPECS)
+        started = time.perf_counter()
+        grades = verifier.score_many(pairs)
+        holdout_s = time.perf_counter() - started
+        right = sum(g.composite == 1.0 for g in grades)
+        pool_pairs = pybugfix_pairs(verifier.tasks(), SPECS)
+        started = time.perf_counter()
+        verifier.score_many(pool_pairs)
+        rate = len(pool_pairs) / (time.perf_counter() - started)
+        cores = os.cpu_count() or 1
+        rows.append(Row(f"python-bugfix holdout grading ({len(holdout)} tasks x 2 variants, {kind}, {cores} cores)",
+                        f"{holdout_s:.2f} s", f"< {TARGET_PYBUGFIX_HOLDOUT_S:g} s",
+                        holdout_s < TARGET_PYBUGFIX_HOLDOUT_S,
+                        f"score_many, {cores} sandboxes at once; {right}/{len(pairs)} answers scored 1.00 "
+                        f"(the fixes), the rest are the unchanged buggy code"))
+        rows.append(Row(f"python-bugfix grading throughput ({kind}, {cores} cores)", f"{rate:.1f} grades/s", "",
+                        None, f"{len(pool_pairs)} answers (64 tasks x 2 variants), one sandboxed process each"))
+    return rows
+
+
 # ------------------------------------------------------------------------------------------------ output
 
 
@@ -446,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": bench_threads,
         "cache": lambda: [bench_cache(model, budget=args.budget) for model in args.cache_models.split(",")],
         "export": lambda: bench_export_runs(args.export_runs),
+        "pybugfix": bench_pybugfix,
     }
     table_out = sys.stdout
     # progress bars (DSPy, GEPA) and MLflow's evaluation notes go to stderr: stdout carries only the table
