@@ -73,7 +73,8 @@ def mcnemar_by_label(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, baseline:
     frame = frame.astype({TASK: str, EXPECTED: str, ANSWERED: str})
     base = frame[frame[VARIANT] == baseline].drop_duplicates(TASK).set_index(TASK)
     evol = frame[frame[VARIANT] == evolved].drop_duplicates(TASK).set_index(TASK)
-    paired = base[[EXPECTED, ANSWERED]].join(evol[[EXPECTED, ANSWERED]], how="inner", lsuffix="_b", rsuffix="_e")
+    paired = base[[EXPECTED, ANSWERED]].merge(evol[[EXPECTED, ANSWERED]], how="inner", left_index=True,
+                                              right_index=True, suffixes=("_b", "_e"))
     clash = paired[paired[EXPECTED + "_b"] != paired[EXPECTED + "_e"]]
     if len(clash):
         raise ValueError(f"task {clash.index[0]!r} has expected label {clash.iloc[0][EXPECTED + '_b']!r} for "

@@ -358,6 +358,10 @@ class MaxChars(Check):
 # ------------------------------------------------------------------------------------------ typed checks
 
 
+#: Numbers joined to the one before a unit ("29 or 30 days", "8-9 km", "1, 2 and 3 m"), for Number's unit rule.
+_JOINED_NUMBERS = r"(?:[ \t]*(?:or|to|and|,|/|-|–)[ \t]*[-−+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?)*"
+
+
 def _fmt(value: float) -> str:
     return f"{value:g}" if abs(value) < 1e15 else repr(value)
 
@@ -368,10 +372,11 @@ class Number(Check):
     relative 1e-9), optionally followed by ``unit`` (a spelling or a list of accepted spellings, matched
     case-insensitively, spaces optional).
 
-    Candidates: the distinct numbers of the output (``verifiers.taskfile.extract`` rules), minus those that
-    only repeat a number of the task's input; with a unit, only the numbers followed by the unit when there
-    are any.  Shared rule on the candidates (right alone 1, right among others 0.5, only wrong 0, none: not
-    found); a right value given without the unit earns half of that.
+    Candidates: the distinct numbers of the output (``verifiers.taskfile.extract`` rules), minus wrong ones
+    that only repeat a number of the task's input.  Shared rule on the candidates (right alone 1, right among
+    other numbers 0.5, only wrong 0, none: not found), so a restatement in another unit or an intermediate
+    value counts as hedging; with a unit, a right value of which no occurrence is followed by the unit
+    (directly or through joined numbers, as in "29 or 30 days") earns half of that.
     """
 
     def __init__(self, value: float, abs_tol: float = 0.0, rel_tol: float = 1e-9,
@@ -379,9 +384,10 @@ class Number(Check):
         super().__init__(weight)
         self.value, self.abs_tol, self.rel_tol, self.units = value, abs_tol, rel_tol, units
         spellings = sorted(units, key=len, reverse=True)
-        self._unit_re = (re.compile(r"[ \t]*(?:" + "|".join(r"\s*".join(map(re.escape, u.split()))
-                                                            for u in spellings) + r")(?![^\W\d_])",
-                                    re.IGNORECASE) if units else None)
+        alternatives = "|".join(r"\s*".join(map(re.escape, u.split())) for u in spellings)
+        # "29 or 30 days": a number followed by joined numbers and then the unit carries the unit too
+        self._unit_re = (re.compile(_JOINED_NUMBERS + r"[ \t]*(?:" + alternatives + r")(?![^\W\d_])", re.IGNORECASE)
+                         if units else None)
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
@@ -407,16 +413,14 @@ class Number(Check):
         if not numbers:
             return Result(0.0, False, clip(f"number: expected {self.expected()}; no number was found in "
                                            f"{out.quoted()}."))
-        with_unit = ([v for v, end in numbers if self._unit_re.match(out.text, end)]
-                     if self._unit_re is not None else [])
-        pool = with_unit or [v for v, _ in numbers]
         asked = out.question_numbers
-        rights = {v for v in pool if self.is_right(v)}
-        wrongs = sorted({v for v in pool if not self.is_right(v)
+        rights = {v for v, _ in numbers if self.is_right(v)}
+        wrongs = sorted({v for v, _ in numbers if not self.is_right(v)
                          and not any(math.isclose(v, q, rel_tol=1e-9) for q in asked)})
         score, hedged = committed(len(rights), len(wrongs))
         unit_note = ""
-        if self._unit_re is not None and not with_unit and rights:
+        if self._unit_re is not None and rights and not any(
+                self.is_right(v) and self._unit_re.match(out.text, end) for v, end in numbers):
             score, unit_note = score * HEDGED_CREDIT, f" but without the unit {self.units[0]!r}"
         if not rights and not wrongs:
             return Result(0.0, True, clip(f"number: expected {self.expected()}; the answer only repeats "

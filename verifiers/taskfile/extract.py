@@ -10,7 +10,8 @@ Rules (stated here, used by :mod:`verifiers.taskfile.checks`):
   when its normalised form occurs as whole words in the normalised output (:meth:`Output.has_phrase`);
 * **numbers** (:data:`NUMBER_RE`): decimal numbers with an optional sign (only when the sign does not
   follow a letter or digit, so ``2024-03-15`` holds 2024, 3 and 15), optional ``,`` thousands
-  separators (``1,234.5``), a ``.`` decimal part and an ``e`` exponent; decimal commas are not read;
+  separators (``1,234.5``), a ``.`` decimal part and an ``e`` exponent; decimal commas are not read, nor
+  numbers too large for a float;
 * **JSON objects** (:meth:`Output.json_objects`): the contents of fenced code blocks first, then bare
   ``{...}`` objects anywhere in the text (at most :data:`MAX_JSON_STARTS` starting braces are tried),
   distinct objects in order of appearance;
@@ -21,6 +22,7 @@ Rules (stated here, used by :mod:`verifiers.taskfile.checks`):
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from functools import cached_property
@@ -58,10 +60,9 @@ def numbers_in(text: str) -> list[tuple[float, int]]:
     """``(value, end offset)`` of every number in ``text``, in order (see :data:`NUMBER_RE`)."""
     found = []
     for match in NUMBER_RE.finditer(text):
-        try:
-            found.append((parse_number(match.group(1), match.group(2)), match.end()))
-        except (ValueError, OverflowError):  # an exponent too large for a float: not a usable number
-            continue
+        value = parse_number(match.group(1), match.group(2))
+        if math.isfinite(value):  # an exponent too large for a float reads as inf: not a usable number
+            found.append((value, match.end()))
     return found
 
 

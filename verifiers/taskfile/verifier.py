@@ -15,12 +15,14 @@ class TaskFileVerifier(Verifier):
 
     Not in the verifier registry: the harness builds it from the task file it found
     (:func:`verifiers.taskfile.discover.find_task_file`, :func:`verifiers.taskfile.loader.load_tasks`).
-    ``name`` is the Agent Skills ``skill_name`` when given, else the file's stem.
+    ``name`` is the Agent Skills ``skill_name`` when given, else the skill folder's name for a file in
+    ``<skill>/evals/``, else the file's stem.
     """
 
     def __init__(self, taskfile: TaskFile) -> None:
         self.taskfile = taskfile
-        self.name = taskfile.skill_name or taskfile.path.stem
+        path = taskfile.path
+        self.name = taskfile.skill_name or (path.parent.parent.name if path.parent.name == "evals" else path.stem)
 
     def tasks(self) -> tuple[Task, ...]:
         """All tasks of the file, in file order."""
