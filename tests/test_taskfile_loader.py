@@ -87,6 +87,14 @@ def test_sha256_format_and_whitespace_insensitive_lookup(tmp_path: Path) -> None
     assert loaded.task_for("What is 3 + 3?") is None
 
 
+def test_answer_field_overrides_the_checks_expectation(tmp_path: Path) -> None:
+    rows = [{"input": f"Date {n}?", "rubric": "r", "answer": f"2024-01-0{n + 1}",
+             "checks": [{"type": "regex", "pattern": f"2024-01-0{n + 1}"}]} for n in range(3)]
+    loaded = load_tasks(write(tmp_path / "t.jsonl", jsonl(rows)))
+    assert [t.answer for t in loaded.tasks] == ["2024-01-01", "2024-01-02", "2024-01-03"]
+    assert loaded.tasks[0].kind == "regex"
+
+
 def test_rubric_may_be_derived_from_checks(tmp_path: Path) -> None:
     rows = [{"input": f"Q{n}?", "checks": [{"type": "number", "value": n, "unit": "km"}]} for n in range(3)]
     loaded = load_tasks(write(tmp_path / "t.jsonl", jsonl(rows)))

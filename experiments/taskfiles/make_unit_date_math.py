@@ -87,9 +87,11 @@ def conversion(tid: str, group: str, question: str, value: float, unit: str, dec
 def iso_date_task(tid: str, group: str, question: str, answer: date, also_wrong: tuple[str, ...] = ()) -> dict:
     """A date answer: the ISO date by regex; the dates one day off (and ``also_wrong``) are forbidden."""
     wrong = [d.isoformat() for d in (answer - timedelta(days=1), answer + timedelta(days=1))] + list(also_wrong)
-    return {"id": tid, "group": group, "input": f"{question} {ISO_NOTE}",
+    return {"id": tid, "group": group, "input": f"{question} {ISO_NOTE}", "answer": answer.isoformat(),
             "rubric": f"Gives the date {answer.isoformat()} in ISO 8601 format and no other date.",
-            "checks": [{"type": "regex", "pattern": rf"(?<![0-9-]){answer.isoformat()}(?![0-9])"},
+            # the literal first, then the look-behind: a pattern that starts with literal text is searched
+            # fast (a leading look-behind makes the regex engine try it at every position)
+            "checks": [{"type": "regex", "pattern": rf"{answer.isoformat()}(?<![0-9-]{answer.isoformat()})(?![0-9])"},
                        {"type": "forbidden", "phrases": wrong}, SHORT],
             "tags": ["dates", group]}
 
@@ -97,7 +99,7 @@ def iso_date_task(tid: str, group: str, question: str, answer: date, also_wrong:
 def weekday_task(tid: str, group: str, day: date) -> dict:
     name = WEEKDAYS[day.weekday()]
     return {"id": tid, "group": group,
-            "input": f"What day of the week was {day.isoformat()}? Answer with the weekday name only.",
+            "input": f"What day of the week was {day.isoformat()}? Answer with the weekday name only.", "answer": name,
             "rubric": f"Names {name} as the weekday of {day.isoformat()}, and no other weekday.",
             "checks": [{"type": "any_of", "values": [name, name[:3]]},
                        {"type": "forbidden", "phrases": [w for w in WEEKDAYS if w != name]}, SHORT],
@@ -194,8 +196,9 @@ def tasks() -> list[dict]:
     iso_year, iso_week, _ = date(2024, 12, 30).isocalendar()
     add({"id": "isoweek-1", "group": "calendar",
          "input": "Which ISO 8601 week-numbering year and week does 2024-12-30 fall in? Answer as YYYY-Www.",
+         "answer": f"{iso_year}-W{iso_week:02d}",
          "rubric": f"Gives {iso_year}-W{iso_week:02d}: ISO weeks start on Monday and week 1 holds the first Thursday.",
-         "checks": [{"type": "regex", "pattern": rf"\b{iso_year}-W{iso_week:02d}\b"},
+         "checks": [{"type": "regex", "pattern": rf"{iso_year}-W{iso_week:02d}(?<!\w{iso_year}-W{iso_week:02d})\b"},
                     {"type": "forbidden", "phrases": ["2024-W53", "2024-W01"]}, SHORT],
          "tags": ["dates", "iso-week"]})
     stamp = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
@@ -208,6 +211,7 @@ def tasks() -> list[dict]:
          "input": "What is the date 100 days after 2024-02-20, and which weekday is it? Give the ISO date and the "
                   "weekday name.",
          "rubric": f"Gives {target.isoformat()} and {WEEKDAYS[target.weekday()]}.",
+         "answer": f"{target.isoformat()}, {WEEKDAYS[target.weekday()]}",
          "checks": [{"type": "regex", "pattern": target.isoformat()},
                     {"type": "contains", "phrases": [WEEKDAYS[target.weekday()]]}, SHORT],
          "tags": ["dates", "weekday"]})

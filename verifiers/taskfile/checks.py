@@ -20,12 +20,12 @@ Roles (how :mod:`verifiers.taskfile.grading` combines them):
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from jsonschema import SchemaError
 from jsonschema.exceptions import best_match
@@ -45,9 +45,8 @@ TOOL_CREDIT, ARGUMENTS_CREDIT = 0.7, 0.3
 HEDGED_LABEL, NO_LABEL = "(hedged)", "(none)"
 
 
-@dataclass(frozen=True)
-class Result:
-    """One check's verdict on one output.
+class Result(NamedTuple):
+    """One check's verdict on one output (a named tuple: made once per check per grade, so cheap to build).
 
     Attributes:
         score: 0..1 credit of this check.
@@ -166,6 +165,8 @@ def values_match(expected: Any, found: Any) -> bool:
     number; booleans and null only equal themselves; lists match item by item; objects match key by key
     (the same keys).
     """
+    if type(expected) is type(found) and expected == found:  # the common case, and exact: no normalising
+        return True
     if isinstance(expected, bool) or isinstance(found, bool) or expected is None or found is None:
         return expected is found or (type(expected) is type(found) and expected == found)
     if isinstance(expected, int | float) or isinstance(found, int | float):
@@ -184,8 +185,6 @@ def values_match(expected: Any, found: Any) -> bool:
 
 def short_json(value: Any, limit: int = 80) -> str:
     """Compact JSON of ``value``, cut to ``limit`` characters."""
-    import json
-
     return clip(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str), limit)
 
 
@@ -232,6 +231,7 @@ class PhraseCheck(TextCheck, ABC):
         super().__init__(weight)
         self.phrases = phrases
         self._norms = tuple(normalise(p) for p in phrases)
+        self._padded = tuple(f" {norm} " for norm in self._norms)
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
@@ -244,8 +244,9 @@ class PhraseCheck(TextCheck, ABC):
         return cls(phrases, weight)
 
     def present(self, out: Output) -> list[str]:
-        """The phrases that occur in the output."""
-        return [ph for ph, norm in zip(self.phrases, self._norms, strict=True) if out.has_phrase(norm)]
+        """The phrases that occur in the output (whole words, normalised)."""
+        text = out.normalised
+        return [ph for ph, padded in zip(self.phrases, self._padded, strict=True) if padded in text]
 
     def expected(self) -> str:
         return " / ".join(self.phrases)
@@ -315,7 +316,7 @@ class Regex(TextCheck):
     def evaluate(self, out: Output) -> Result:
         match = self.pattern.search(out.text)
         if match:
-            return self.verdict(out, 1.0, f"regex: found {quote(match.group(0))} as expected.")
+            return self.verdict(out, 1.0, f"regex: found {match.group(0)[:80]!r} as expected.")
         return self.verdict(out, 0.0, f"regex: expected text matching /{self.pattern.pattern[:100]}/, found "
                                       f"{out.quoted()}.")
 
@@ -388,6 +389,7 @@ class Number(Check):
         # "29 or 30 days": a number followed by joined numbers and then the unit carries the unit too
         self._unit_re = (re.compile(_JOINED_NUMBERS + r"[ \t]*(?:" + alternatives + r")(?![^\W\d_])", re.IGNORECASE)
                          if units else None)
+        self._expected = _fmt(value) + (f" {units[0]}" if units else "")
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
@@ -402,11 +404,11 @@ class Number(Check):
         return cls(value, abs_tol, rel_tol, units, weight)
 
     def is_right(self, x: float) -> bool:
-        """Whether ``x`` equals the expected value within the tolerances."""
+        """Whether ``x`` equals the expected value within the tolerances (``math.isclose``)."""
         return math.isclose(x, self.value, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
 
     def expected(self) -> str:
-        return _fmt(self.value) + (f" {self.units[0]}" if self.units else "")
+        return self._expected
 
     def evaluate(self, out: Output) -> Result:
         numbers = out.numbers
@@ -414,25 +416,31 @@ class Number(Check):
             return Result(0.0, False, clip(f"number: expected {self.expected()}; no number was found in "
                                            f"{out.quoted()}."))
         asked = out.question_numbers
-        rights = {v for v, _ in numbers if self.is_right(v)}
-        wrongs = sorted({v for v, _ in numbers if not self.is_right(v)
-                         and not any(math.isclose(v, q, rel_tol=1e-9) for q in asked)})
+        rights: set[float] = set()
+        wrongs: set[float] = set()
+        with_unit = self._unit_re is None
+        value, rel_tol, abs_tol = self.value, self.rel_tol, self.abs_tol
+        for v, end in numbers:
+            # math.isclose's rule, inlined (this loop runs for every number of every graded answer)
+            if abs(v - value) <= max(rel_tol * max(abs(v), abs(value)), abs_tol):
+                rights.add(v)
+                with_unit = with_unit or self._unit_re.match(out.text, end) is not None  # type: ignore[union-attr]
+            elif v not in asked:
+                wrongs.add(v)
         score, hedged = committed(len(rights), len(wrongs))
         unit_note = ""
-        if self._unit_re is not None and rights and not any(
-                self.is_right(v) and self._unit_re.match(out.text, end) for v, end in numbers):
+        if rights and not with_unit:
             score, unit_note = score * HEDGED_CREDIT, f" but without the unit {self.units[0]!r}"
         if not rights and not wrongs:
             return Result(0.0, True, clip(f"number: expected {self.expected()}; the answer only repeats "
                                           f"numbers of the question: {out.quoted()}."))
-        shown = ", ".join(_fmt(v) for v in sorted(rights | set(wrongs))[:4])
-        if hedged:
-            fb = f"number: expected {self.expected()} alone; found it among other numbers ({shown}): commit to one"
-        elif rights:
-            fb = f"number: found {self.expected()} as expected{unit_note}"
+        if rights and not hedged:
+            fb = f"number: found {self._expected} as expected{unit_note}."
         else:
-            fb = f"number: expected {self.expected()}, found {shown}"
-        return Result(score, True, clip(fb + "."), hedged)
+            shown = ", ".join(_fmt(v) for v in sorted(rights | wrongs)[:4])
+            fb = (f"number: expected {self._expected} alone; found it among other numbers ({shown}): commit to one."
+                  if hedged else f"number: expected {self._expected}, found {shown}.")
+        return Result(score, True, fb if len(fb) <= CHECK_FEEDBACK_MAX else clip(fb), hedged)
 
 
 class LabelledCheck(Check, ABC):
@@ -456,7 +464,7 @@ class Choice(LabelledCheck):
     def __init__(self, options: tuple[str, ...], answer: str, weight: float = 1.0) -> None:
         super().__init__(weight)
         self.options, self.answer = options, answer
-        self._norms = sorted(((normalise(o), o) for o in options), key=lambda pair: -len(pair[0]))
+        self._padded = sorted(((f" {normalise(o)} ", o) for o in options), key=lambda pair: -len(pair[0]))
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
@@ -478,8 +486,7 @@ class Choice(LabelledCheck):
     def named(self, out: Output) -> list[str]:
         """The options named in the output (longest first; a shorter one inside a named longer one is dropped)."""
         text, named = out.normalised, []
-        for norm, option in self._norms:
-            padded = f" {norm} "
+        for padded, option in self._padded:
             if padded in text:
                 named.append(option)
                 text = text.replace(padded, "  ")
@@ -529,12 +536,18 @@ class Json(Check):
     Schema, checked with ``jsonschema``'s ``check_schema`` at load).
 
     Shared rule over the distinct objects: all pass 1, some pass 0.5 (hedged), none pass 0, no object: not found.
+
+    The verdict on an object is memoised by the object's source text (at most ``MEMO_SIZE`` entries, then the
+    memo starts over): schema validation costs tens of microseconds and optimizers see the same answers often.
     """
+
+    MEMO_SIZE: ClassVar[int] = 4096
 
     def __init__(self, path: str | None, value: Any, schema: dict[str, Any] | None, weight: float = 1.0) -> None:
         super().__init__(weight)
         self.path, self.value, self.schema = path, value, schema
         self._validator = validator_for(schema)(schema) if schema is not None else None
+        self._memo: dict[str, str | None] = {}
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
@@ -572,12 +585,23 @@ class Json(Check):
                 return f"schema: at {location}: {error.message}"
         return None
 
+    def memo_failure(self, obj: dict[str, Any], source: str) -> str | None:
+        """:meth:`failure`, memoised by ``source`` (see the class docstring)."""
+        try:
+            return self._memo[source]
+        except KeyError:
+            pass
+        if len(self._memo) >= self.MEMO_SIZE:
+            self._memo.clear()
+        verdict = self._memo[source] = self.failure(obj)
+        return verdict
+
     def evaluate(self, out: Output) -> Result:
-        objects = out.json_objects
+        objects = out.json_with_sources
         if not objects:
             return Result(0.0, False, clip(f"json: expected a JSON object ({self.expected()}); none was found "
                                            f"in {out.quoted()}."))
-        failures = [self.failure(obj) for obj in objects]
+        failures = [self.memo_failure(obj, source) for obj, source in objects]
         failed = [f for f in failures if f is not None]
         score, hedged = committed(len(objects) - len(failed), len(failed))
         if not failed:
@@ -602,15 +626,23 @@ def as_tool_call(obj: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     Accepted: ``{"tool": name, "arguments": {...}}`` (``name``/``tool_name``, ``args``/``parameters``/``input``
     too), the same nested under ``"function"`` or ``"tool_call"``, and arguments given as a JSON string.
     """
-    import json
-
     for key in ("function", "tool_call"):
-        if isinstance(obj.get(key), dict):
-            obj = {**obj, **obj[key]}
-    tool = next((obj[k] for k in TOOL_KEYS if isinstance(obj.get(k), str)), None)
+        nested = obj.get(key)
+        if isinstance(nested, dict):
+            obj = {**obj, **nested}
+    tool = None
+    for key in TOOL_KEYS:
+        value = obj.get(key)
+        if isinstance(value, str):
+            tool = value
+            break
     if tool is None:
         return None
-    args = next((obj[k] for k in ARGUMENT_KEYS if k in obj), {})
+    args: Any = {}
+    for key in ARGUMENT_KEYS:
+        if key in obj:
+            args = obj[key]
+            break
     if isinstance(args, str):
         try:
             args = json.loads(args)
@@ -633,6 +665,8 @@ class ToolCall(LabelledCheck):
                  weight: float = 1.0) -> None:
         super().__init__(weight)
         self.tool, self.arguments, self.tools = tool, arguments, tools
+        self._tool_norm = normalise(tool)
+        self._expected = f"{tool}({short_json(arguments, 120)})"
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
@@ -650,7 +684,7 @@ class ToolCall(LabelledCheck):
 
     def call_score(self, tool: str, args: dict[str, Any]) -> tuple[float, list[str]]:
         """Score of one call and the expected argument names it got wrong or left out."""
-        if normalise(tool) != normalise(self.tool):
+        if tool != self.tool and normalise(tool) != self._tool_norm:
             return 0.0, list(self.arguments)
         wrong = [k for k, v in self.arguments.items() if k not in args or not values_match(v, args[k])]
         share = 1.0 - len(wrong) / len(self.arguments) if self.arguments else 1.0
@@ -662,15 +696,15 @@ class ToolCall(LabelledCheck):
             return Result(0.0, False, clip(f'tool_call: expected a JSON call {{"tool": "{self.tool}", '
                                            f'"arguments": {{...}}}}; none was found in {out.quoted()}.'),
                           label=NO_LABEL)
-        scored = sorted((self.call_score(tool, args) + (tool, args) for tool, args in calls),
-                        key=lambda item: -item[0])
-        best, wrong, tool, args = scored[0]
-        tools = list(dict.fromkeys(t for _, _, t, _ in scored))
-        label = tools[0] if len(tools) == 1 else HEDGED_LABEL
         if len(calls) > 1:
+            best = max(self.call_score(tool, args)[0] for tool, args in calls)
+            tools = list(dict.fromkeys(tool for tool, _ in calls))
             return Result(best * HEDGED_CREDIT, True, clip(
                 f"tool_call: expected one call of {self.tool!r}; found {len(calls)} different calls "
-                f"({listing(tools)}): commit to one."), best > 0, label)
+                f"({listing(tools)}): commit to one."), best > 0, tools[0] if len(tools) == 1 else HEDGED_LABEL)
+        tool, args = calls[0]
+        best, wrong = self.call_score(tool, args)
+        label = tool
         if best == 0.0:
             fb = f"tool_call: expected tool {self.tool!r}, found {tool!r}."
         elif wrong:
@@ -682,4 +716,4 @@ class ToolCall(LabelledCheck):
         return Result(best, True, clip(fb), False, label)
 
     def expected(self) -> str:
-        return f"{self.tool}({short_json(self.arguments, 120)})"
+        return self._expected

@@ -25,7 +25,7 @@ import json
 import math
 import re
 import unicodedata
-from functools import cached_property
+from functools import lru_cache
 
 from verifiers.arxiv import EVASION_RE, quote
 
@@ -36,39 +36,56 @@ MAX_GRADED_CHARS = 200_000
 #: At most this many ``{`` positions are tried as the start of a bare JSON object.
 MAX_JSON_STARTS = 64
 
-NUMBER_RE = re.compile(
-    r"(?<![\w.,])([-−+]?)((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
-)
+#: The digits of a number (a sign and the character before are checked in Python, see :func:`numbers_in`:
+#: a pattern starting with a character class lets the regex engine skip to the next digit quickly).
+NUMBER_RE = re.compile(r"[0-9](?:[0-9]{0,2}(?:,[0-9]{3})+|[0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_SIGNS = frozenset("-−+")
+_GLUE = frozenset(".,")
 _NON_WORD_RE = re.compile(r"[^\w\s]+")
+#: ASCII fast path of :func:`normalise`: the characters ``_NON_WORD_RE`` replaces, as a translate table.
+_ASCII_NON_WORD = str.maketrans({chr(i): " " for i in range(128)
+                                 if not (chr(i).isalnum() or chr(i) == "_" or chr(i).isspace())})
 _ALNUM_RE = re.compile(r"[^\W_]")
+#: Every stock non-answer ``EVASION_RE`` matches contains one of these (lower case): a cheap pre-filter.
+_EVASION_WORDS: tuple[str, ...] = ("know", "recall", "remember", "sure", "idea", "sorry", "can", "unable", "could")
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
 
 
 def normalise(text: str) -> str:
     """NFKC, case-folded, punctuation and symbols turned into spaces, whitespace collapsed."""
+    if text.isascii():  # same result, without the regex: NFKC leaves ASCII alone
+        return " ".join(text.casefold().translate(_ASCII_NON_WORD).split())
     folded = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_NON_WORD_RE.sub(" ", folded).split())
 
 
-def parse_number(sign: str, digits: str) -> float:
-    """The value of one :data:`NUMBER_RE` match (``sign`` group 1, ``digits`` group 2)."""
-    value = float(digits.replace(",", ""))
-    return -value if sign in ("-", "−") else value
-
-
 def numbers_in(text: str) -> list[tuple[float, int]]:
-    """``(value, end offset)`` of every number in ``text``, in order (see :data:`NUMBER_RE`)."""
+    """``(value, end offset)`` of every number in ``text``, in order (rules in the module docstring).
+
+    A number glued to a preceding letter, digit, ``_``, ``.`` or ``,`` is skipped ("W01", "v2", the "3" of
+    "1.2.3"); a ``-``/``−``/``+`` right before it is its sign unless the sign itself follows such a character
+    ("2024-03" holds 2024 and 3).  Values too large for a float are skipped.
+    """
     found = []
     for match in NUMBER_RE.finditer(text):
-        value = parse_number(match.group(1), match.group(2))
-        if math.isfinite(value):  # an exponent too large for a float reads as inf: not a usable number
-            found.append((value, match.end()))
+        start = match.start()
+        before = text[start - 1] if start else " "
+        negative = False
+        if before in _SIGNS:
+            ahead = text[start - 2] if start > 1 else " "
+            negative = before != "+" and not (ahead.isalnum() or ahead == "_" or ahead in _GLUE)
+        elif before.isalnum() or before == "_" or before in _GLUE:
+            continue
+        value = float(match.group().replace(",", ""))
+        if math.isfinite(value):
+            found.append((-value if negative else value, match.end()))
     return found
 
 
-def _objects_from(text: str, decoder: json.JSONDecoder, limit: int) -> list[object]:
-    """Bare JSON objects in ``text``, trying at most ``limit`` ``{`` positions, skipping parsed spans."""
-    found: list[object] = []
+def _objects_from(text: str, decoder: json.JSONDecoder, limit: int) -> list[tuple[object, str]]:
+    """Bare JSON values starting with ``{`` in ``text`` with their source text, trying at most ``limit``
+    ``{`` positions and skipping parsed spans."""
+    found: list[tuple[object, str]] = []
     start, tries = text.find("{"), 0
     while start != -1 and tries < limit:
         tries += 1
@@ -77,9 +94,19 @@ def _objects_from(text: str, decoder: json.JSONDecoder, limit: int) -> list[obje
         except (ValueError, RecursionError):
             start = text.find("{", start + 1)
             continue
-        found.append(obj)
+        found.append((obj, text[start:end]))
         start = text.find("{", end)
     return found
+
+
+@lru_cache(maxsize=16_384)
+def question_numbers(question: str) -> frozenset[float]:
+    """The values of the numbers in a task's question (cached: a pool asks the same questions again and again)."""
+    return frozenset(value for value, _ in numbers_in(question))
+
+
+_UNSET: object = object()
+_DECODER = json.JSONDecoder()
 
 
 class Output:
@@ -88,54 +115,91 @@ class Output:
     Attributes:
         text: the (clipped) output.
         question: the task's input, so a check can ignore what the output merely repeats from it.
+
+    The derived views are computed on first use and kept (plain attributes rather than
+    ``functools.cached_property``, whose per-instance lock costs more than the work on short outputs).
     """
+
+    __slots__ = ("text", "question", "_normalised", "_answer_like", "_numbers", "_json")
 
     def __init__(self, text: str, question: str = "") -> None:
         self.text = text[:MAX_GRADED_CHARS]
         self.question = question
+        self._normalised: str | None = None
+        self._answer_like: bool | None = None
+        self._numbers: list[tuple[float, int]] | None = None
+        self._json: list[tuple[dict[str, object], str]] | None = None
 
-    @cached_property
+    @property
     def normalised(self) -> str:
         """:func:`normalise` of the text, padded with one space each side (for whole-word search)."""
-        return f" {normalise(self.text)} "
+        if self._normalised is None:
+            self._normalised = f" {normalise(self.text)} "
+        return self._normalised
 
     def has_phrase(self, normalised_phrase: str) -> bool:
         """Whether an already-normalised phrase occurs as whole words in the output."""
         return bool(normalised_phrase) and f" {normalised_phrase} " in self.normalised
 
-    @cached_property
+    @property
     def answer_like(self) -> bool:
         """Some letter or digit, and no stock non-answer phrase (see the module rules)."""
-        return _ALNUM_RE.search(self.text) is not None and EVASION_RE.search(self.text) is None
+        if self._answer_like is None:
+            text = self.text
+            if _ALNUM_RE.search(text) is None:
+                self._answer_like = False
+            else:
+                lower = text.lower()
+                self._answer_like = not any(w in lower for w in _EVASION_WORDS) or EVASION_RE.search(text) is None
+        return self._answer_like
 
-    @cached_property
+    @property
     def numbers(self) -> list[tuple[float, int]]:
         """``(value, end offset)`` of every number in the text (see :func:`numbers_in`)."""
-        return numbers_in(self.text)
+        if self._numbers is None:
+            self._numbers = numbers_in(self.text)
+        return self._numbers
 
-    @cached_property
-    def question_numbers(self) -> list[float]:
+    @property
+    def question_numbers(self) -> frozenset[float]:
         """The values of the numbers in the question."""
-        return [value for value, _ in numbers_in(self.question)]
+        return question_numbers(self.question)
 
-    @cached_property
+    @property
     def json_objects(self) -> list[dict[str, object]]:
         """Distinct JSON objects (dicts) in the output: fenced blocks first, then bare objects."""
-        decoder = json.JSONDecoder()
-        candidates: list[object] = []
-        for match in _FENCE_RE.finditer(self.text):
-            body = match.group(2).strip()
-            try:
-                candidates.append(json.loads(body))
-            except (ValueError, RecursionError):
-                candidates.extend(_objects_from(body, decoder, MAX_JSON_STARTS))
+        return [obj for obj, _ in self.json_with_sources]
+
+    @property
+    def json_with_sources(self) -> list[tuple[dict[str, object], str]]:
+        """``(object, its source text)`` for each of :attr:`json_objects` (the source keys memos)."""
+        if self._json is None:
+            self._json = self._find_json()
+        return self._json
+
+    def _find_json(self) -> list[tuple[dict[str, object], str]]:
+        if "{" not in self.text:
+            return []
+        candidates: list[tuple[object, str]] = []
+        if "```" in self.text:
+            for match in _FENCE_RE.finditer(self.text):
+                body = match.group(2).strip()
+                try:
+                    candidates.append((json.loads(body), body))
+                except (ValueError, RecursionError):
+                    candidates.extend(_objects_from(body, _DECODER, MAX_JSON_STARTS))
         if not candidates:
-            candidates = _objects_from(self.text, decoder, MAX_JSON_STARTS)
-        distinct: dict[str, dict[str, object]] = {}
-        for obj in candidates:
-            if isinstance(obj, dict):
-                distinct.setdefault(json.dumps(obj, sort_keys=True, default=str), obj)
-        return list(distinct.values())
+            candidates = _objects_from(self.text, _DECODER, MAX_JSON_STARTS)
+        objects = [(obj, src) for obj, src in candidates if isinstance(obj, dict)]
+        if len(objects) < 2:
+            return objects
+        distinct: list[tuple[dict[str, object], str]] = []
+        seen: list[dict[str, object]] = []
+        for obj, src in objects:
+            if obj not in seen:  # equal objects (==) are one answer, however they are spaced
+                seen.append(obj)
+                distinct.append((obj, src))
+        return distinct
 
     def quoted(self) -> str:
         """A short quote of the output for feedback (see ``verifiers.arxiv.quote``)."""

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from verifiers.arxiv import CONCISE_CHARS, conciseness
 from verifiers.base import Grade, composite_score
 from verifiers.taskfile.checks import Check, MaxChars, Result
-from verifiers.taskfile.extract import Output
+from verifiers.taskfile.extract import MAX_GRADED_CHARS, Output
 
 #: The whole feedback string is cut to this many characters.
 FEEDBACK_MAX = 1200
@@ -37,49 +37,71 @@ def _cut(text: str) -> str:
     return text if len(text) <= FEEDBACK_MAX else text[: FEEDBACK_MAX - 1] + "…"
 
 
+def _evaluate(check: Check, out: Output) -> Result:
+    """``check.evaluate(out)``; a check that raises (a bug) counts as failed and not found."""
+    try:
+        return check.evaluate(out)
+    except Exception as exc:  # noqa: BLE001 - a grader must never raise; the feedback says what broke
+        return Result(0.0, False, f"{check.type}: could not be evaluated ({type(exc).__name__}).")
+
+
 def evaluate_all(checks: Sequence[Check], out: Output) -> list[tuple[Check, Result]]:
-    """Each check with its result on ``out``; a check that raises (a bug) counts as failed, not found."""
-    results = []
-    for check in checks:
-        try:
-            result = check.evaluate(out)
-        except Exception as exc:  # noqa: BLE001 - a grader must never raise; the feedback says what broke
-            result = Result(0.0, False, f"{check.type}: could not be evaluated ({type(exc).__name__}).")
-        results.append((check, result))
-    return results
-
-
-def combine(results: Sequence[tuple[Check, Result]], out: Output) -> Grade:
-    """The :class:`Grade` of already evaluated checks (rules 1-5 of the module docstring)."""
-    answers = [(c, r) for c, r in results if c.role == "answer"]
-    well_formed = any(r.found for _, r in answers) if answers else out.answer_like
-    failed = [r.feedback for c, r in results if r.score < 1.0 and c.role != "length"]
-    if not well_formed:
-        detail = " ".join(failed) if failed else "no answer of the expected shape."
-        return Grade(0.0, 0.0, 0.0, 0.0, _cut(f"no answer (evasive or empty): {detail}"))
-    total = sum(c.weight for c, _ in answers)
-    correctness = sum(c.weight * r.score for c, r in answers) / total if answers else 1.0
-    for check, result in results:
-        if check.role == "constraint" and result.score < 1.0:
-            correctness *= 1.0 - min(check.weight, 1.0)
-    n_chars = len(out.text.strip())
-    lengths = [c for c, _ in results if isinstance(c, MaxChars)]
-    concise = min(c.conciseness(n_chars) for c in lengths) if lengths else conciseness(n_chars)
-    if failed:
-        feedback = f"{len(failed)} of {len(results)} checks failed: " + " ".join(failed)
-    else:
-        feedback = "correct: " + " ".join(r.feedback for _, r in results if r.feedback)
-    if concise < 1.0:
-        limit = min(c.limit for c in lengths) if lengths else CONCISE_CHARS
-        feedback = f"{feedback} Too long: {n_chars} chars, keep it under {limit}."
-    correctness = min(1.0, max(0.0, correctness))
-    composite = round(composite_score(correctness, 1.0, concise), 6)
-    return Grade(round(correctness, 6), 1.0, round(concise, 6), composite, _cut(feedback))
+    """Each check with its result on ``out`` (see :func:`_evaluate`)."""
+    return [(check, _evaluate(check, out)) for check in checks]
 
 
 def grade_output(checks: Sequence[Check], question: str, output: object) -> Grade:
     """Grade ``output`` (``None`` reads as ``""``, other non-strings as ``str(output)``) with ``checks``
-    for the task asked by ``question``.  Never raises; see the module docstring for the rules."""
+    for the task asked by ``question``.  Never raises; the rules are in the module docstring.
+
+    One pass over the checks evaluates and combines them (this runs for every answer an optimizer grades).
+    """
     text = output if isinstance(output, str) else ("" if output is None else str(output))
     out = Output(text, question)
-    return combine(evaluate_all(checks, out), out)
+    weight_sum = weighted = 0.0
+    penalty = 1.0
+    found = False
+    failed: list[str] = []
+    passed: list[str] = []
+    length: MaxChars | None = None
+    for check in checks:
+        role = check.role
+        if role == "length":  # max_chars only sets conciseness (below): nothing to evaluate here
+            if length is None or check.limit < length.limit:  # type: ignore[attr-defined]
+                length = check  # type: ignore[assignment]
+            continue
+        try:
+            result = check.evaluate(out)
+        except Exception as exc:  # noqa: BLE001 - a grader must never raise; the feedback says what broke
+            result = Result(0.0, False, f"{check.type}: could not be evaluated ({type(exc).__name__}).")
+        score = result.score
+        if role == "answer":
+            found = found or result.found
+            weight_sum += check.weight
+            weighted += check.weight * score
+        elif score < 1.0:  # a failed constraint
+            penalty *= 1.0 - min(check.weight, 1.0)
+        if score < 1.0:
+            failed.append(result.feedback)
+        else:
+            passed.append(result.feedback)
+    if not (found if weight_sum else out.answer_like):
+        detail = " ".join(failed) if failed else "no answer of the expected shape."
+        return Grade(0.0, 0.0, 0.0, 0.0, _cut(f"no answer (evasive or empty): {detail}"))
+    correctness = (weighted / weight_sum if weight_sum else 1.0) * penalty
+    correctness = 1.0 if correctness > 1.0 else (0.0 if correctness < 0.0 else correctness)
+    n_chars = len(text.strip()) if len(text) <= MAX_GRADED_CHARS else len(out.text.strip())
+    limit = length.limit if length is not None else CONCISE_CHARS
+    if n_chars <= limit:
+        concise = 1.0
+    else:
+        concise = length.conciseness(n_chars) if length is not None else conciseness(n_chars)
+    if failed:
+        feedback = f"{len(failed)} of {len(checks)} checks failed: " + " ".join(failed)
+    else:
+        feedback = "correct: " + " ".join(passed)
+    if concise < 1.0:
+        feedback += f" Too long: {n_chars} chars, keep it under {limit}."
+    if len(feedback) > FEEDBACK_MAX:
+        feedback = _cut(feedback)
+    return Grade(correctness, 1.0, concise, round(composite_score(correctness, 1.0, concise), 6), feedback)

@@ -5,8 +5,9 @@ Formats (detected from the content, never from the file name):
 * ``harness`` (ours): JSONL, a JSON list or a YAML list of objects with ``input`` (required, the question
   or request), ``id`` (string or integer; default: the row number), ``rubric`` (what a good answer does;
   keyword and judge fitness grade against it; may be left out when there are ``checks``), ``group``
-  (splits keep a group together; default: the id), ``checks`` (list, see :mod:`verifiers.taskfile.checks`)
-  and ``tags`` (list of strings).  Other keys are an error (usually a typo).
+  (splits keep a group together; default: the id), ``checks`` (list, see :mod:`verifiers.taskfile.checks`),
+  ``tags`` (list of strings) and ``answer`` (a short text of the expected answer, shown in datasets and used
+  as ``Task.answer``; default: what the first check expects).  Other keys are an error (usually a typo).
 * ``agent-skills``: an Agent Skills ``evals/evals.json`` object ``{"skill_name": ..., "evals": [{"id",
   "prompt", "expected_output", "expectations": [...], "files": [...]}]}`` (JSON or YAML).  ``prompt`` ->
   input; ``expected_output`` and ``expectations`` -> rubric; ``checks``, ``group`` and ``tags`` are
@@ -52,7 +53,7 @@ MIN_TASKS = MIN_CASES
 #: Format names, as recorded on :attr:`TaskFile.format`.
 FORMATS: tuple[str, ...] = ("harness", "agent-skills", "hermes")
 #: Keys of a row in our format.
-HARNESS_KEYS: frozenset[str] = frozenset({"id", "input", "rubric", "group", "checks", "tags"})
+HARNESS_KEYS: frozenset[str] = frozenset({"id", "input", "rubric", "group", "checks", "tags", "answer"})
 #: ``Task.answer`` is cut to this many characters.
 ANSWER_CHARS = 200
 
@@ -188,6 +189,7 @@ class _Row:
     group: str | None
     checks: tuple[Check, ...]
     tags: tuple[str, ...]
+    answer: str | None = None
 
 
 def _field_error(path: Path, place: str, key: str, problem: str, fix: str) -> TaskFileError:
@@ -264,7 +266,7 @@ def _row(data: object, place: str, default_id: str, path: Path, fmt: str) -> _Ro
                            "name the group")
     return _Row(place, _id_field(data, "id", default_id, path, place), question, rubric,
                 None if group is None else str(group), _checks_field(data, path, place),
-                _tags_field(data, path, place))
+                _tags_field(data, path, place), _text_field(data, "answer", path, place, required=False))
 
 
 def _agent_skills_rows(doc: Mapping[str, Any], path: Path) -> tuple[list[_Row], str | None]:
@@ -307,6 +309,8 @@ def _rows(doc: object, jsonl: list[tuple[str, object]] | None, path: Path) -> tu
 
 
 def _answer(row: _Row) -> str:
+    if row.answer is not None:
+        return clip(row.answer, ANSWER_CHARS)
     answer_checks = [c for c in row.checks if c.role == "answer"] or list(row.checks)
     if answer_checks:
         return clip(answer_checks[0].expected(), ANSWER_CHARS)

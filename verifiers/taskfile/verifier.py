@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from verifiers.base import Grade, Splits, Task, Verifier
 from verifiers.splits import split_by_group
-from verifiers.taskfile.checks import Choice, ToolCall
+from verifiers.taskfile.checks import Check, Choice, ToolCall
 from verifiers.taskfile.extract import Output, quote
 from verifiers.taskfile.grading import grade_output
 from verifiers.taskfile.loader import TaskFile
@@ -23,6 +23,9 @@ class TaskFileVerifier(Verifier):
         self.taskfile = taskfile
         path = taskfile.path
         self.name = taskfile.skill_name or (path.parent.parent.name if path.parent.name == "evals" else path.stem)
+        #: question exactly as in the file -> (question, checks, task id): the look-up of every grade
+        self._graded: dict[str, tuple[str, tuple[Check, ...], str]] = {
+            t.question: (t.question, taskfile.checks.get(t.task_id, ()), t.task_id) for t in taskfile.tasks}
 
     def tasks(self) -> tuple[Task, ...]:
         """All tasks of the file, in file order."""
@@ -52,14 +55,17 @@ class TaskFileVerifier(Verifier):
         Never raises.  An unknown ``task_input``, or a task without checks, scores 0 with feedback saying so.
         """
         question = task_input if isinstance(task_input, str) else str(task_input)
-        task = self.taskfile.task_for(question)
-        if task is None:
-            return Grade(0.0, 0.0, 0.0, 0.0, f"no ground truth is registered for this task: {quote(question)}")
-        checks = self.taskfile.checks.get(task.task_id, ())
+        known = self._graded.get(question)
+        if known is None:
+            task = self.taskfile.task_for(question)
+            if task is None:
+                return Grade(0.0, 0.0, 0.0, 0.0, f"no ground truth is registered for this task: {quote(question)}")
+            known = (task.question, self.taskfile.checks.get(task.task_id, ()), task.task_id)
+        asked, checks, task_id = known
         if not checks:
-            return Grade(0.0, 0.0, 0.0, 0.0, f"task {task.task_id!r} has no checks in {self.taskfile.path.name}; "
+            return Grade(0.0, 0.0, 0.0, 0.0, f"task {task_id!r} has no checks in {self.taskfile.path.name}; "
                                              "grade it with keyword or judge fitness, or add checks")
-        return grade_output(checks, task.question, output)
+        return grade_output(checks, asked, output)
 
     def labels(self, task_input: str, output: str) -> tuple[str, str] | None:
         """``(expected label, answered label)`` of the task's first ``choice`` or ``tool_call`` check, or
