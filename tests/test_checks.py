@@ -231,6 +231,18 @@ def test_default_conciseness_follows_the_arxiv_rule() -> None:
     assert g.conciseness == pytest.approx(0.5)
 
 
+def test_a_check_that_raises_counts_as_failed_and_the_grade_does_not_raise() -> None:
+    from verifiers.taskfile.checks import Exact
+
+    class Broken(Exact):
+        def evaluate(self, out: Output) -> Any:
+            raise RuntimeError("bug")
+
+    checks = [Broken("x"), build_check({"type": "contains", "phrases": ["ok"]}, "test")]
+    g = grade_output(checks, "Q?", "ok")
+    assert g.correctness == 0.5 and "could not be evaluated (RuntimeError)" in g.feedback
+
+
 def test_weights_average_answer_checks() -> None:
     specs = [{"type": "contains", "phrases": ["a"], "weight": 3}, {"type": "contains", "phrases": ["b"]}]
     assert grade(specs, "a").correctness == 0.75

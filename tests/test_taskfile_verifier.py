@@ -162,3 +162,49 @@ def test_draft_tasks_with_a_dummy_lm() -> None:
                     {"id": "draft-2", "input": "How many days are in 2024?", "rubric": "Gives 366."}]
     with pytest.raises(ValueError, match="at least 1"):
         draft_tasks("skill", lm, n=0)
+
+
+#: The unit-date-math answers worked out by hand, independently of the generator (rounded as each task asks):
+#: a second computation of every expected answer in the shipped file.
+HAND_ANSWERS: dict[str, float | str] = {
+    "len-1": 8.05, "len-2": 26.22, "len-3": 188.0, "len-4": 7.87, "len-5": 91.44, "mass-1": 68.04, "mass-2": 5.51,
+    "mass-3": 340.2, "mass-4": 794, "vol-1": 11.36, "vol-2": "16.91 fl oz", "vol-3": 52.83, "vol-4": 236.6,
+    "temp-1": 37.0, "temp-2": -40, "temp-3": 373.15, "temp-4": 176.7, "temp-5": -273.15, "speed-1": 25.0,
+    "speed-2": 104.6, "area-1": 8094, "area-2": 4.047, "data-1": 3221225472, "data-2": 238.42, "time-1": 12600,
+    "time-2": 10080, "add-1": "2024-04-14", "add-2": "2023-01-24", "add-3": "2026-02-27", "add-4": "2025-02-08",
+    "add-5": "2002-09-27", "add-6": "2100-02-28", "diff-1": 29, "diff-2": 28, "diff-3": 366, "diff-4": 22,
+    "diff-5": 60, "wd-1": "Saturday", "wd-2": "Sunday", "wd-3": "Thursday", "wd-4": "Tuesday", "wd-5": "Thursday",
+    "leap-1": "no", "leap-2": "yes", "leap-3": "yes", "leap-4": "no", "isoweek-1": "2025-W01",
+    "unix-1": 1704067200, "add-wd-1": "2024-05-30, Thursday",
+}
+
+
+def test_unit_date_math_answers_match_a_hand_computation() -> None:
+    verifier = shipped("unit-date-math")
+    assert {t.task_id for t in verifier.tasks()} == set(HAND_ANSWERS)
+    for task in verifier.tasks():
+        hand = HAND_ANSWERS[task.task_id]
+        unit = f" {task.answer.split()[-1]}" if task.kind == "number" and " " in task.answer else ""
+        output = f"{hand}{unit}" if not isinstance(hand, str) else hand
+        grade = verifier.score(task.question, output)
+        assert grade.composite == 1.0, (task.task_id, output, grade.feedback)
+
+
+def test_tool_choice_tasks_use_only_catalogue_tools_and_arguments() -> None:
+    import re
+
+    from verifiers.taskfile.checks import Choice, Json, ToolCall
+
+    skill = (SKILLS / "tool-choice" / "SKILL.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \|[^|]*\|([^\n]*)\|$", skill, re.M)}
+    assert len(rows) == 12
+    for checks in shipped("tool-choice").taskfile.checks.values():
+        for check in checks:
+            if isinstance(check, ToolCall):
+                assert check.tool in rows and set(check.tools) == set(rows)
+                for argument in check.arguments:
+                    assert f"`{argument}`" in rows[check.tool], (check.tool, argument)
+            elif isinstance(check, Choice):
+                assert set(check.options) == set(rows) and check.answer in rows
+            elif isinstance(check, Json):
+                assert set(check.value) <= set(rows)

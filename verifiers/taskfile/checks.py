@@ -32,7 +32,7 @@ from jsonschema.exceptions import best_match
 from jsonschema.validators import validator_for
 
 from verifiers.taskfile.errors import TaskFileError
-from verifiers.taskfile.extract import Output, normalise, quote
+from verifiers.taskfile.extract import Output, normalise
 from verifiers.taskfile.params import Params, type_name
 
 #: Feedback of one check is cut to this many characters (a whole sentence fits).
@@ -419,10 +419,13 @@ class Number(Check):
         rights: set[float] = set()
         wrongs: set[float] = set()
         with_unit = self._unit_re is None
+        first_right = 0.0
         value, rel_tol, abs_tol = self.value, self.rel_tol, self.abs_tol
         for v, end in numbers:
             # math.isclose's rule, inlined (this loop runs for every number of every graded answer)
             if abs(v - value) <= max(rel_tol * max(abs(v), abs(value)), abs_tol):
+                if not rights:
+                    first_right = v
                 rights.add(v)
                 with_unit = with_unit or self._unit_re.match(out.text, end) is not None  # type: ignore[union-attr]
             elif v not in asked:
@@ -435,7 +438,7 @@ class Number(Check):
             return Result(0.0, True, clip(f"number: expected {self.expected()}; the answer only repeats "
                                           f"numbers of the question: {out.quoted()}."))
         if rights and not hedged:
-            fb = f"number: found {self._expected} as expected{unit_note}."
+            fb = f"number: found {_fmt(first_right)}{unit_note}, as expected ({self._expected})."
         else:
             shown = ", ".join(_fmt(v) for v in sorted(rights | wrongs)[:4])
             fb = (f"number: expected {self._expected} alone; found it among other numbers ({shown}): commit to one."

@@ -8,14 +8,16 @@ The rules, in order (``checks`` are the task's, ``out`` the output clipped to ``
    answer-like text.  Otherwise the output is evasive or empty and the grade is 0 throughout.
 2. **correctness** = ``A * P``: ``A`` is the weight-averaged score of the answer checks (1 when there are
    none), ``P`` the product over failed ``forbidden`` checks of ``1 - min(weight, 1)``.
-3. **conciseness** (only when well formed): the ``max_chars`` check's credit when the task has one, else
+3. **conciseness** (only when well formed): the ``max_chars`` check's credit when the task has one (the
+   smallest limit when several), else
    the arXiv verifier's rule on the stripped length (1 up to 800 characters, linear to 0 at 4,000).
 4. **composite** = ``0.5 correctness + 0.3 well_formed + 0.2 conciseness`` (rounded to 6 places): a right,
    committed, concise answer 1.00; right but hedged 0.75 (each hedged check scores half); confidently wrong
    0.50; evasive or empty 0.00.  So an evasive answer never outscores a wrong one, and a hedged answer
    never equals a committed right one of the same length.
 5. **feedback**: "correct: ..." when every check passed, else one sentence per check that failed (what it
-   expected, what it found), each at most 300 characters, plus a length note when conciseness < 1.
+   expected, what it found; a check that raises, a bug, counts as failed), each at most 300 characters,
+   plus a length note when conciseness < 1.
 
 :func:`grade_output` never raises for any string and every number it returns is in [0, 1].
 """
@@ -35,19 +37,6 @@ FEEDBACK_MAX = 1200
 
 def _cut(text: str) -> str:
     return text if len(text) <= FEEDBACK_MAX else text[: FEEDBACK_MAX - 1] + "…"
-
-
-def _evaluate(check: Check, out: Output) -> Result:
-    """``check.evaluate(out)``; a check that raises (a bug) counts as failed and not found."""
-    try:
-        return check.evaluate(out)
-    except Exception as exc:  # noqa: BLE001 - a grader must never raise; the feedback says what broke
-        return Result(0.0, False, f"{check.type}: could not be evaluated ({type(exc).__name__}).")
-
-
-def evaluate_all(checks: Sequence[Check], out: Output) -> list[tuple[Check, Result]]:
-    """Each check with its result on ``out`` (see :func:`_evaluate`)."""
-    return [(check, _evaluate(check, out)) for check in checks]
 
 
 def grade_output(checks: Sequence[Check], question: str, output: object) -> Grade:
