@@ -42,8 +42,9 @@ EXACT = [{"type": "exact", "value": "Paris"}]
 
 
 @pytest.mark.parametrize(("output", "score"), [("Paris", 1.0), (" paris. ", 1.0), ("ＰＡＲＩＳ!", 1.0),
-                                                ("Paris, France", 0.5), ("", 0.0), ("I don't know.", 0.0),
-                                                (None, 0.0), ("...", 0.0)])
+                                                ("The answer is Paris.", 1.0), ("**Answer:** paris", 1.0),
+                                                ("Answer: The answer is Paris", 0.5), ("Paris, France", 0.5),
+                                                ("", 0.0), ("I don't know.", 0.0), (None, 0.0), ("...", 0.0)])
 def test_exact(output: str | None, score: float) -> None:
     assert composite(EXACT, output) == score
 
@@ -360,3 +361,18 @@ def test_hedged_tool_call_never_equals_committed_right(tool: str, args: dict[str
     if json.loads(other) == json.loads(right):
         return
     assert composite(CALL, right + "\n" + other) < composite(CALL, right) == 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+       | st.sampled_from(EVASIONS).flatmap(lambda e: st.builds(lambda a: a + e.upper() + a, st.text(max_size=5))))
+def test_fast_paths_agree_with_the_stated_rules(text: str) -> None:
+    import re
+    import unicodedata
+
+    from verifiers.arxiv import EVASION_RE
+
+    slow = " ".join(re.sub(r"[^\w\s]+", " ", unicodedata.normalize("NFKC", text).casefold()).split())
+    assert normalise(text) == slow
+    stated = re.search(r"[^\W_]", text) is not None and EVASION_RE.search(text) is None
+    assert Output(text).answer_like == stated

@@ -208,3 +208,14 @@ def test_tool_choice_tasks_use_only_catalogue_tools_and_arguments() -> None:
                 assert set(check.options) == set(rows) and check.answer in rows
             elif isinstance(check, Json):
                 assert set(check.value) <= set(rows)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_task_answer_is_a_right_answer(name: str) -> None:
+    """``Task.answer`` of a shipped task, bare or as "The answer is ...", grades 1.0 (so test LMs and readers
+    of the dataset see a right answer)."""
+    verifier = shipped(name)
+    for task in verifier.tasks():
+        for output in (task.answer, f"The answer is {task.answer}."):
+            grade = verifier.score(task.question, output)
+            assert grade.composite == 1.0, (task.task_id, output, grade.feedback)

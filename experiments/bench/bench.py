@@ -263,24 +263,6 @@ def bench_grading(seconds: float = 3.0) -> Row:
 SHIPPED_TASK_SKILLS: tuple[str, ...] = ("unit-date-math", "tool-choice")
 
 
-def _right_answer(verifier: Any, task: Any) -> str:
-    """A right answer for a shipped task: the JSON call or object its first check expects, else its answer
-    (the shipped files give every regex-checked task an ``answer``)."""
-    import json
-
-    from verifiers.taskfile.checks import Json, ToolCall
-
-    check = verifier.taskfile.checks[task.task_id][0]
-    if isinstance(check, ToolCall):
-        return json.dumps({"tool": check.tool, "arguments": check.arguments})
-    if isinstance(check, Json) and check.path is not None:
-        obj: Any = check.value
-        for part in reversed(check.path.split(".")):
-            obj = {part: obj}
-        return json.dumps(obj)
-    return task.answer
-
-
 def taskfile_outputs() -> list[tuple[Any, str, str]]:
     """(verifier, question, output) triples over the shipped task files: for every task, the answers a task LM
     gives (right, bare, wrong, hedged, evasive, verbose, empty and markdown)."""
@@ -295,7 +277,7 @@ def taskfile_outputs() -> list[tuple[Any, str, str]]:
     for name in SHIPPED_TASK_SKILLS:
         verifier = TaskFileVerifier(load_tasks(find_task_file(skills / name)))
         for task in verifier.tasks():
-            right, other = _right_answer(verifier, task), wrong.get(task.kind, "12345 units")
+            right, other = task.answer, wrong.get(task.kind, "12345 units")  # answers are right answers
             for output in (f"The answer is {right}.", right, f"The answer is {other}.",
                            f"It is either {right} or {other}.", "I'm sorry, I cannot work that out.",
                            f"{pad}Answer: {right}", "", f"**Answer:** {right}\n\n(checked against the skill)"):

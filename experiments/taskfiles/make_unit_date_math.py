@@ -130,7 +130,7 @@ def tasks() -> list[dict]:
                    1.75 * LB_KG * 1000, "g", 0))
     # ---- volume
     add(conversion("vol-1", "volume", "Convert 3 US gallons to litres.", 3 * GAL_L, "L", 2))
-    add({"id": "vol-2", "group": "volume",
+    add({"id": "vol-2", "group": "volume", "answer": f"{500 / FLOZ_ML:.2f} fl oz",
          "input": "How many US fluid ounces are in 500 mL? Round to 2 decimal places. Answer as '<number> fl oz'.",
          "rubric": f"Gives {500 / FLOZ_ML:.2f} fl oz (US fluid ounces) as the single final answer.",
          "checks": [number(500 / FLOZ_ML, None, 2), {"type": "contains", "phrases": ["fl oz"]}, SHORT],

@@ -199,9 +199,14 @@ class TextCheck(Check, ABC):
         return Result(score, score > 0 or out.answer_like, clip(feedback))
 
 
+#: A lead-in that ``exact`` ignores, on normalised text: "The answer is: no." and "**Answer:** no" read as "no".
+_ANSWER_LEAD_RE = re.compile(r"^(?:the )?(?:final )?answer(?: is)? ")
+
+
 @register_check("exact")
 class Exact(TextCheck):
-    """The whole output equals ``value`` after normalisation (NFKC, case, punctuation, whitespace)."""
+    """The whole output equals ``value`` after normalisation (NFKC, case, punctuation, whitespace), a leading
+    "the answer is" / "answer:" ignored."""
 
     def __init__(self, value: str, weight: float = 1.0) -> None:
         super().__init__(weight)
@@ -215,7 +220,8 @@ class Exact(TextCheck):
         return cls(value, weight)
 
     def evaluate(self, out: Output) -> Result:
-        if out.normalised.strip() == self._norm:
+        said = out.normalised.strip()
+        if said == self._norm or _ANSWER_LEAD_RE.sub("", said, count=1) == self._norm:
             return self.verdict(out, 1.0, f"exact: the answer is {self.value!r} as expected.")
         return self.verdict(out, 0.0, f"exact: expected exactly {self.value!r} and nothing else, found "
                                       f"{out.quoted()}.")
@@ -364,7 +370,8 @@ _JOINED_NUMBERS = r"(?:[ \t]*(?:or|to|and|,|/|-|–)[ \t]*[-−+]?[0-9][0-9.,]*(
 
 
 def _fmt(value: float) -> str:
-    return f"{value:g}" if abs(value) < 1e15 else repr(value)
+    """A number for feedback and ``Task.answer``: 12 significant digits, so it reads back as the same value."""
+    return f"{value:.12g}"
 
 
 @register_check("number")
@@ -608,15 +615,19 @@ class Json(Check):
         failed = [f for f in failures if f is not None]
         score, hedged = committed(len(objects) - len(failed), len(failed))
         if not failed:
-            return Result(1.0, True, f"json: {self.expected()} as expected.")
+            return Result(1.0, True, "json: the object is as expected.")
         prefix = f"json: {len(objects)} different objects, only some pass: " if hedged else "json: "
         return Result(score, True, clip(prefix + failed[0] + "."), hedged)
 
     def expected(self) -> str:
-        parts = [f"{self.path} = {short_json(self.value)}"] if self.path is not None else []
-        if self.schema is not None:
-            parts.append("valid against the schema")
-        return ", ".join(parts)
+        """With a ``path``, an object holding ``value`` there (a right answer when it meets the schema too);
+        else ``"a JSON object valid against the schema"``."""
+        if self.path is None:
+            return "a JSON object valid against the schema"
+        obj: Any = self.value
+        for part in reversed(self.path.split(".")):
+            obj = {part: obj}
+        return json.dumps(obj, ensure_ascii=False)
 
 
 #: Keys a tool call may use for the tool's name and for its arguments (OpenAI-style ``function`` nesting too).
@@ -669,7 +680,8 @@ class ToolCall(LabelledCheck):
         super().__init__(weight)
         self.tool, self.arguments, self.tools = tool, arguments, tools
         self._tool_norm = normalise(tool)
-        self._expected = f"{tool}({short_json(arguments, 120)})"
+        # a right answer as text: the call itself (so "The answer is <Task.answer>." grades as right)
+        self._expected = json.dumps({"tool": tool, "arguments": arguments}, ensure_ascii=False)
 
     @classmethod
     def from_params(cls, p: Params, weight: float) -> Check:
