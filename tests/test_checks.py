@@ -119,6 +119,16 @@ def test_number_reading() -> None:
     assert composite([{"type": "number", "value": 2}], "1e999999 and 2") == 1.0  # overflow skipped, not fatal
 
 
+def test_number_unit_search_is_linear_on_adversarial_outputs() -> None:
+    import time
+
+    specs = [{"type": "number", "value": 1, "unit": "m"}]
+    started = time.perf_counter()
+    for output in ("1" + ",1" * 5000 + " x", "1" + " or 1" * 5000 + "!", "1" + "-1," * 3000):
+        assert 0.0 <= composite(specs, output) <= 1.0
+    assert time.perf_counter() - started < 2.0
+
+
 def test_number_feedback() -> None:
     assert "commit to one" in grade(MILES, "8.05 km or 8.1 km", Q_MILES).feedback
     assert "without the unit 'km'" in grade(MILES, "8.05", Q_MILES).feedback

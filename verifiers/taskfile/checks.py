@@ -366,7 +366,11 @@ class MaxChars(Check):
 
 
 #: Numbers joined to the one before a unit ("29 or 30 days", "8-9 km", "1, 2 and 3 m"), for Number's unit rule.
-_JOINED_NUMBERS = r"(?:[ \t]*(?:or|to|and|,|/|-|–)[ \t]*[-−+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?)*"
+#: Possessive: a joiner and a number's separator can both be a comma, and backtracking over that choice
+#: would take exponential time on "1,1,1,..."; at most 8 joined numbers, so checking the unit after each
+#: of n numbers stays linear in n.
+_JOINED_NUMBERS = (r"(?:[ \t]*+(?:or|to|and|,|/|-|–)[ \t]*+[-−+]?[0-9]++(?:[.,][0-9]++)*+(?:[eE][-+]?[0-9]++)?)"
+                   r"{0,8}+")
 
 
 def _fmt(value: float) -> str:
@@ -445,7 +449,8 @@ class Number(Check):
             return Result(0.0, True, clip(f"number: expected {self.expected()}; the answer only repeats "
                                           f"numbers of the question: {out.quoted()}."))
         if rights and not hedged:
-            fb = f"number: found {_fmt(first_right)}{unit_note}, as expected ({self._expected})."
+            fb = (f"number: found {_fmt(first_right)}, the expected value ({self._expected}){unit_note}." if unit_note
+                  else f"number: found {_fmt(first_right)} as expected ({self._expected}).")
         else:
             shown = ", ".join(_fmt(v) for v in sorted(rights | wrongs)[:4])
             fb = (f"number: expected {self._expected} alone; found it among other numbers ({shown}): commit to one."
