@@ -110,6 +110,10 @@ def test_unknown_and_unchecked_tasks_score_zero(tmp_path: Path) -> None:
              **({"checks": [{"type": "exact", "value": "x"}]} if i else {})} for i in range(4)]
     verifier = TaskFileVerifier(load_tasks(write_tasks(tmp_path, rows)))
     assert not verifier.all_checked
+    with pytest.raises(TaskFileError, match=r"tasks.jsonl: fitness=verifier needs checks on every task, and 1 of 4 "
+                                            r"have none \('t0'\)"):
+        verifier.taskfile.require_checked()
+    shipped("tool-choice").taskfile.require_checked()
     assert "no ground truth" in verifier.score("Another question?", "x").feedback
     unchecked = verifier.score("Question 0?", "x")
     assert unchecked.composite == 0.0 and "has no checks" in unchecked.feedback
@@ -219,3 +223,14 @@ def test_every_shipped_task_answer_is_a_right_answer(name: str) -> None:
         for output in (task.answer, f"The answer is {task.answer}."):
             grade = verifier.score(task.question, output)
             assert grade.composite == 1.0, (task.task_id, output, grade.feedback)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_skill_files_have_frontmatter_and_a_body(name: str) -> None:
+    import yaml
+
+    text = (SKILLS / name / "SKILL.md").read_text(encoding="utf-8")
+    _, header, body = text.split("---\n", 2)
+    meta = yaml.safe_load(header)
+    assert meta["name"] == name and len(meta["description"]) > 40
+    assert body.count("\n## ") >= 2 and len(body) > 1000

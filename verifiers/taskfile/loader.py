@@ -110,6 +110,19 @@ class TaskFile:
         """Ids of the tasks without checks, in file order."""
         return [t.task_id for t in self.tasks if not self.checks.get(t.task_id)]
 
+    def require_checked(self) -> None:
+        """For ``fitness=verifier``: raise unless every task has checks.
+
+        Raises:
+            TaskFileError: naming the file, how many tasks lack checks and the first ids, and the fixes.
+        """
+        missing = self.unchecked_ids
+        if missing:
+            shown = ", ".join(map(repr, missing[:5])) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
+            raise TaskFileError(f"{self.path}: fitness=verifier needs checks on every task, and {len(missing)} of "
+                                f"{len(self.tasks)} have none ({shown}); add 'checks' to them, or use "
+                                f"fitness=keyword, judge or auto")
+
 
 # ------------------------------------------------------------------------------------------ reading
 
