@@ -414,10 +414,6 @@ class Number(Check):
         p.raw("unit", None)
         return cls(value, abs_tol, rel_tol, units, weight)
 
-    def is_right(self, x: float) -> bool:
-        """Whether ``x`` equals the expected value within the tolerances (``math.isclose``)."""
-        return math.isclose(x, self.value, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
-
     def expected(self) -> str:
         return self._expected
 

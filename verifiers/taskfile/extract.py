@@ -7,7 +7,7 @@ Rules (stated here, used by :mod:`verifiers.taskfile.checks`):
 
 * **normalised text** (:func:`normalise`): Unicode NFKC, case-folded, every character that is neither a
   letter, a digit, ``_`` nor whitespace replaced by a space, whitespace collapsed.  A *phrase* is found
-  when its normalised form occurs as whole words in the normalised output (:meth:`Output.has_phrase`);
+  when its normalised form, padded with a space each side, occurs in :attr:`Output.normalised` (padded too);
 * **numbers** (:data:`NUMBER_RE`): decimal numbers with an optional sign (only when the sign does not
   follow a letter or digit, so ``2024-03-15`` holds 2024, 3 and 15), optional ``,`` thousands
   separators (``1,234.5``), a ``.`` decimal part and an ``e`` exponent; decimal commas are not read, nor
@@ -136,10 +136,6 @@ class Output:
         if self._normalised is None:
             self._normalised = f" {normalise(self.text)} "
         return self._normalised
-
-    def has_phrase(self, normalised_phrase: str) -> bool:
-        """Whether an already-normalised phrase occurs as whole words in the output."""
-        return bool(normalised_phrase) and f" {normalised_phrase} " in self.normalised
 
     @property
     def answer_like(self) -> bool:
