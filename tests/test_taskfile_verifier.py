@@ -21,6 +21,16 @@ def shipped(name: str) -> TaskFileVerifier:
     return TaskFileVerifier(load_tasks(path))
 
 
+def test_verifier_for_skill() -> None:
+    from verifiers.taskfile import verifier_for_skill
+
+    assert verifier_for_skill(SKILLS / "arxiv") is None  # no task file: the registered verifier applies
+    found = verifier_for_skill(SKILLS / "arxiv", SKILLS / "tool-choice" / "evals" / "tasks.jsonl")
+    assert found is not None and found.name == "tool-choice" and len(found.tasks()) == 45
+    with pytest.raises(TaskFileError, match="does not exist"):
+        verifier_for_skill(SKILLS / "arxiv", "missing.jsonl")
+
+
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_task_files_load_fully_checked(name: str) -> None:
     verifier = shipped(name)

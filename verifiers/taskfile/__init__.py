@@ -14,7 +14,7 @@ from verifiers.taskfile.discover import SKILL_TASK_FILES, find_task_file
 from verifiers.taskfile.errors import TaskFileError
 from verifiers.taskfile.grading import grade_output
 from verifiers.taskfile.loader import FORMATS, MAX_FILE_BYTES, MAX_TASKS, TaskFile, load_tasks
-from verifiers.taskfile.verifier import TaskFileVerifier
+from verifiers.taskfile.verifier import TaskFileVerifier, verifier_for_skill
 
 __all__ = [
     "CHECK_TYPES",
@@ -31,4 +31,5 @@ __all__ = [
     "grade_output",
     "load_tasks",
     "register_check",
+    "verifier_for_skill",
 ]

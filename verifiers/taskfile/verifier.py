@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from verifiers.base import Grade, Splits, Task, Verifier
 from verifiers.splits import split_by_group
 from verifiers.taskfile.checks import Check, Choice, ToolCall
+from verifiers.taskfile.discover import find_task_file
 from verifiers.taskfile.extract import Output, quote
 from verifiers.taskfile.grading import grade_output
-from verifiers.taskfile.loader import TaskFile
+from verifiers.taskfile.loader import TaskFile, load_tasks
 
 
 class TaskFileVerifier(Verifier):
@@ -81,3 +84,15 @@ class TaskFileVerifier(Verifier):
                 result = check.evaluate(Output(text, question))
                 return check.expected_label, result.label or "(none)"
         return None
+
+
+def verifier_for_skill(skill_dir: str | Path | None, explicit: str | Path | None = None) -> TaskFileVerifier | None:
+    """The task-file verifier of a skill: :func:`~verifiers.taskfile.discover.find_task_file` then
+    :func:`~verifiers.taskfile.loader.load_tasks`; ``None`` when there is no task file (fall back to a
+    registered verifier).
+
+    Raises:
+        TaskFileError: an explicit path that is not a file, or a task file that does not load.
+    """
+    path = find_task_file(skill_dir, explicit)
+    return None if path is None else TaskFileVerifier(load_tasks(path))
