@@ -25,6 +25,7 @@ The rules, in order (``checks`` are the task's, ``out`` the output clipped to ``
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from verifiers.arxiv import CONCISE_CHARS, conciseness
 from verifiers.base import Grade, composite_score
@@ -39,54 +40,79 @@ def _cut(text: str) -> str:
     return text if len(text) <= FEEDBACK_MAX else text[: FEEDBACK_MAX - 1] + "…"
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A task's checks arranged for grading (built once per task by :func:`plan_for`).
+
+    Attributes:
+        answers: the ``answer`` checks; constraints: the ``forbidden`` checks; length: the ``max_chars`` check
+        with the smallest limit, or ``None``; total_weight: the answer checks' summed weight; n_checks: all checks.
+    """
+
+    answers: tuple[Check, ...]
+    constraints: tuple[Check, ...]
+    length: MaxChars | None
+    total_weight: float
+    n_checks: int
+
+
+def plan_for(checks: Sequence[Check]) -> Plan:
+    """The :class:`Plan` of a task's checks."""
+    answers = tuple(c for c in checks if c.role == "answer")
+    lengths = [c for c in checks if isinstance(c, MaxChars)]
+    return Plan(answers, tuple(c for c in checks if c.role == "constraint"),
+                min(lengths, key=lambda c: c.limit) if lengths else None, sum(c.weight for c in answers), len(checks))
+
+
+def _evaluate(check: Check, out: Output) -> Result:
+    try:
+        return check.evaluate(out)
+    except Exception as exc:  # noqa: BLE001 - a grader must never raise; the feedback says what broke
+        return Result(0.0, False, f"{check.type}: could not be evaluated ({type(exc).__name__}).")
+
+
 def grade_output(checks: Sequence[Check], question: str, output: object) -> Grade:
     """Grade ``output`` (``None`` reads as ``""``, other non-strings as ``str(output)``) with ``checks``
-    for the task asked by ``question``.  Never raises; the rules are in the module docstring.
+    for the task asked by ``question``.  Never raises; the rules are in the module docstring."""
+    return grade_planned(plan_for(checks), question, output)
 
-    One pass over the checks evaluates and combines them (this runs for every answer an optimizer grades).
-    """
+
+def grade_planned(plan: Plan, question: str, output: object) -> Grade:
+    """:func:`grade_output` with the task's :class:`Plan` made beforehand (a verifier makes one per task, and
+    this runs for every answer an optimizer grades)."""
     text = output if isinstance(output, str) else ("" if output is None else str(output))
     out = Output(text, question)
-    weight_sum = weighted = 0.0
+    weighted = 0.0
     penalty = 1.0
     found = False
     failed: list[str] = []
     passed: list[str] = []
-    length: MaxChars | None = None
-    for check in checks:
-        role = check.role
-        if role == "length":  # max_chars only sets conciseness (below): nothing to evaluate here
-            if length is None or check.limit < length.limit:  # type: ignore[attr-defined]
-                length = check  # type: ignore[assignment]
-            continue
-        try:
-            result = check.evaluate(out)
-        except Exception as exc:  # noqa: BLE001 - a grader must never raise; the feedback says what broke
-            result = Result(0.0, False, f"{check.type}: could not be evaluated ({type(exc).__name__}).")
-        score = result.score
-        if role == "answer":
-            found = found or result.found
-            weight_sum += check.weight
-            weighted += check.weight * score
-        elif score < 1.0:  # a failed constraint
+    for check in plan.answers:
+        result = _evaluate(check, out)
+        found = found or result.found
+        weighted += check.weight * result.score
+        (passed if result.score >= 1.0 else failed).append(result.feedback)
+    for check in plan.constraints:
+        result = _evaluate(check, out)
+        if result.score < 1.0:
             penalty *= 1.0 - min(check.weight, 1.0)
-        if score < 1.0:
             failed.append(result.feedback)
         else:
             passed.append(result.feedback)
-    if not (found if weight_sum else out.answer_like):
+    if not (found if plan.answers else out.answer_like):
         detail = " ".join(failed) if failed else "no answer of the expected shape."
         return Grade(0.0, 0.0, 0.0, 0.0, _cut(f"no answer (evasive or empty): {detail}"))
-    correctness = (weighted / weight_sum if weight_sum else 1.0) * penalty
+    correctness = (weighted / plan.total_weight if plan.answers else 1.0) * penalty
     correctness = 1.0 if correctness > 1.0 else (0.0 if correctness < 0.0 else correctness)
     n_chars = len(text.strip()) if len(text) <= MAX_GRADED_CHARS else len(out.text.strip())
+    length = plan.length
     limit = length.limit if length is not None else CONCISE_CHARS
     if n_chars <= limit:
         concise = 1.0
     else:
         concise = length.conciseness(n_chars) if length is not None else conciseness(n_chars)
     if failed:
-        feedback = f"{len(failed)} of {len(checks)} checks failed: " + " ".join(failed)
+        feedback = f"{len(failed)} of {plan.n_checks} checks failed: " + " ".join(failed)
     else:
         feedback = "correct: " + " ".join(passed)
     if concise < 1.0:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from verifiers.base import Grade, Splits, Task, Verifier
 from verifiers.splits import split_by_group
-from verifiers.taskfile.checks import Check, Choice, ToolCall
+from verifiers.taskfile.checks import Choice, ToolCall
 from verifiers.taskfile.discover import find_task_file
 from verifiers.taskfile.extract import Output, quote
-from verifiers.taskfile.grading import grade_output
+from verifiers.taskfile.grading import Plan, grade_planned, plan_for
 from verifiers.taskfile.loader import TaskFile, load_tasks
 
 
@@ -26,9 +26,11 @@ class TaskFileVerifier(Verifier):
         self.taskfile = taskfile
         path = taskfile.path
         self.name = taskfile.skill_name or (path.parent.parent.name if path.parent.name == "evals" else path.stem)
-        #: question exactly as in the file -> (question, checks, task id): the look-up of every grade
-        self._graded: dict[str, tuple[str, tuple[Check, ...], str]] = {
-            t.question: (t.question, taskfile.checks.get(t.task_id, ()), t.task_id) for t in taskfile.tasks}
+        #: question exactly as in the file -> (question, grading plan, task id): the look-up of every grade
+        self._graded: dict[str, tuple[str, Plan, str]] = {t.question: self._entry(t) for t in taskfile.tasks}
+
+    def _entry(self, task: Task) -> tuple[str, Plan, str]:
+        return task.question, plan_for(self.taskfile.checks.get(task.task_id, ())), task.task_id
 
     def tasks(self) -> tuple[Task, ...]:
         """All tasks of the file, in file order."""
@@ -63,12 +65,12 @@ class TaskFileVerifier(Verifier):
             task = self.taskfile.task_for(question)
             if task is None:
                 return Grade(0.0, 0.0, 0.0, 0.0, f"no ground truth is registered for this task: {quote(question)}")
-            known = (task.question, self.taskfile.checks.get(task.task_id, ()), task.task_id)
-        asked, checks, task_id = known
-        if not checks:
+            known = self._entry(task)
+        asked, plan, task_id = known
+        if not plan.n_checks:
             return Grade(0.0, 0.0, 0.0, 0.0, f"task {task_id!r} has no checks in {self.taskfile.path.name}; "
                                              "grade it with keyword or judge fitness, or add checks")
-        return grade_output(checks, asked, output)
+        return grade_planned(plan, asked, output)
 
     def labels(self, task_input: str, output: str) -> tuple[str, str] | None:
         """``(expected label, answered label)`` of the task's first ``choice`` or ``tool_call`` check, or
