@@ -4,7 +4,8 @@ Measures, with the offline test LMs of :mod:`harness.models.testing` (so the fig
 model):
 
 1. **grading** — ``ArxivVerifier.score`` throughput on one core over realistic outputs (right, bare, wrong,
-   hedged, evasive, verbose, empty and markdown answers for every task of the pool);
+   hedged, evasive, verbose, empty and markdown answers for every task of the pool); **taskfile** — the same
+   for ``TaskFileVerifier.score`` on the shipped task files (unit-date-math, tool-choice);
 2. **harness overhead** — a full ``evolve`` run (68 tasks, budget 100) with the zero-latency ``test/oracle``
    LM into a SQLite MLflow store: wall time; the same run into a :class:`NullTracker`; the time inside the
    ``MlflowTracker`` methods (each public method and run start/end wrapped with a timer) and inside
@@ -51,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_export, when r
 
 from bench_export import bench_export, machine  # noqa: E402
 
-SECTIONS: tuple[str, ...] = ("grading", "overhead", "threads", "cache", "export", "pybugfix")
+SECTIONS: tuple[str, ...] = ("grading", "taskfile", "overhead", "threads", "cache", "export", "pybugfix")
 PACKAGES: tuple[str, ...] = ("skill-evolution-harness", "dspy", "gepa", "mlflow", "pandas", "SQLAlchemy")
 OFFLINE_NOTE = ("Figures come from the offline test LMs of harness.models.testing (test/oracle, test/sleepy-<ms>): "
                 "they measure the harness, not any model.")
@@ -261,6 +262,67 @@ def bench_grading(seconds: float = 3.0) -> Row:
                f">= {TARGET_GRADES_PER_S:,} grades/s", best >= TARGET_GRADES_PER_S,
                f"{len(pairs)} realistic outputs (right, bare, wrong, hedged, evasive, verbose, empty, markdown); "
                f"best of {len(rates)} passes, median {statistics.median(rates):,.0f}/s")
+
+
+SHIPPED_TASK_SKILLS: tuple[str, ...] = ("unit-date-math", "tool-choice")
+
+
+def taskfile_outputs() -> list[tuple[Any, str, str]]:
+    """(verifier, question, output) triples over the shipped task files: for every task, the answers a task LM
+    gives (right, bare, wrong, hedged, evasive, verbose, empty and markdown)."""
+    from verifiers.taskfile import TaskFileVerifier, find_task_file, load_tasks
+
+    skills = Path(__file__).resolve().parents[1] / "skills"
+    pad = ("I worked through the request step by step, checked each part against the instructions, and "
+           "wrote the result below in the format that was asked for. ") * 3
+    wrong = {"tool_call": '{"tool": "calculator", "arguments": {}}', "json": '{"plan": ["calculator"]}',
+             "choice": "web_search"}
+    triples = []
+    for name in SHIPPED_TASK_SKILLS:
+        verifier = TaskFileVerifier(load_tasks(find_task_file(skills / name)))
+        for task in verifier.tasks():
+            right, other = task.answer, wrong.get(task.kind, "12345 units")  # answers are right answers
+            for output in (f"The answer is {right}.", right, f"The answer is {other}.",
+                           f"It is either {right} or {other}.", "I'm sorry, I cannot work that out.",
+                           f"{pad}Answer: {right}", "", f"**Answer:** {right}\n\n(checked against the skill)"):
+                triples.append((verifier, task.question, output))
+    return triples
+
+
+def _best_rate(triples: list[tuple[Any, str, str]], seconds: float, repeats: int = 5) -> tuple[float, list[float]]:
+    """Best and all grades/s of timed passes (``repeats`` gradings of every triple each) for ``seconds``."""
+    rates = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or len(rates) < 3:
+        started = time.perf_counter()
+        for _ in range(repeats):
+            for verifier, question, output in triples:
+                verifier.score(question, output)
+        rates.append(repeats * len(triples) / (time.perf_counter() - started))
+    return max(rates), rates
+
+
+def bench_taskfile(seconds: float = 3.0) -> Row:
+    """``TaskFileVerifier.score`` grades per second on one thread over the shipped task files (best of 3+
+    timed passes), with the same target as the arXiv grading row; also the figure with the json checks'
+    verdict memo off (every schema validated afresh, as on answers never seen before)."""
+    from verifiers.taskfile.checks import Json
+
+    triples = taskfile_outputs()
+    for verifier, question, output in triples:  # warm-up
+        verifier.score(question, output)
+    best, rates = _best_rate(triples, seconds)
+    memo_size = Json.MEMO_SIZE
+    Json.MEMO_SIZE = 0  # the memo starts over on every verdict: each validation is done again
+    try:
+        cold, _ = _best_rate(triples, seconds / 3)
+    finally:
+        Json.MEMO_SIZE = memo_size
+    return Row("task-file grading (TaskFileVerifier.score, shipped skills, 1 thread)", f"{best:,.0f} grades/s",
+               f">= {TARGET_GRADES_PER_S:,} grades/s", best >= TARGET_GRADES_PER_S,
+               f"{len(triples)} realistic outputs over {', '.join(SHIPPED_TASK_SKILLS)} (right, bare, wrong, hedged, "
+               f"evasive, verbose, empty, markdown); best of {len(rates)} passes, median "
+               f"{statistics.median(rates):,.0f}/s; json verdict memo off: {cold:,.0f}/s")
 
 
 def warm_up(root: Path) -> None:
@@ -495,6 +557,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     runners: dict[str, Callable[[], Row | list[Row]]] = {
         "grading": bench_grading,
+        "taskfile": bench_taskfile,
         "overhead": lambda: bench_overhead(budget=args.budget),
         "threads": bench_threads,
         "cache": lambda: [bench_cache(model, budget=args.budget) for model in args.cache_models.split(",")],
