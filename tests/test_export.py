@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.tracking import export
 from harness.cli.export import export_command
+from harness.tracking import export
 from harness.tracking.export import (
     EXPORT_COLUMNS,
     holdout_pivot,
