@@ -142,10 +142,12 @@ def _judge_wanted(config: EvolveConfig) -> bool:
     return bool(config.judge_model.strip())
 
 
-def _start(setup: Setup, config: EvolveConfig, plan: AbPlan, split: str, tracker: Tracker,
-           reporter: Reporter) -> tuple[Setup, Models, list[Grader], list[evaluate.HoldoutRow]]:
-    """Log the setup into ``tracker``'s run, build the models, and answer and grade the baseline once."""
+def _start(setup: Setup, config: EvolveConfig, plan: AbPlan, split: str, tracker: Tracker, reporter: Reporter,
+           **tags: str) -> tuple[Setup, Models, list[Grader], list[evaluate.HoldoutRow]]:
+    """Log the setup and the A/B tags (and ``tags``) into ``tracker``'s run, build the models, and answer and
+    grade the baseline once."""
     log_setup(setup, config, NO_OPTIMISATION, tracker)
+    _tag(tracker, plan, split, **tags)
     check_models_answer(config, judge=_judge_wanted(config), tracker=tracker)
     models = build_models(config, judge=_judge_wanted(config))
     graders = holdout_graders(setup.verifier, plan.baseline.text, models.judge)
@@ -236,8 +238,8 @@ def ab_many(config: EvolveConfig, plan: AbPlan, split: str, parent: MlflowTracke
     check_split(split)
     with prepared(config) as prepared_setup:
         setup = replace(prepared_setup, skill=plan.baseline)
-        _tag(parent, plan, split, **{"ab.candidates": str(len(plan.candidates))})
-        graded, models, graders, baseline = _start(setup, config, plan, split, parent, reporter)
+        graded, models, graders, baseline = _start(setup, config, plan, split, parent, reporter,
+                                                   **{"ab.candidates": str(len(plan.candidates))})
         parent.log_table(pd.DataFrame([r.to_dict() for r in baseline]), artifacts.BASELINE_TABLE)
         assert parent.run_id is not None
         results = []
