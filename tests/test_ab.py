@@ -209,3 +209,23 @@ def test_a_folder_lists_every_refused_candidate(tmp_path: Path) -> None:
     code, out = _invoke("--candidates", str(tmp_path), "--task-model", "test/oracle")
     assert code == 2, out
     assert "a.md: no frontmatter" in out and "b.md: the candidate fails the gates" in out
+
+
+def test_mlproject_entry_point_mirrors_the_options() -> None:
+    import yaml
+
+    from harness.cli.ab import ab_command
+
+    entry = yaml.safe_load((VARIANTS.parents[3] / "MLproject").read_text(encoding="utf-8"))["entry_points"]["ab"]
+    options = {p.name for p in ab_command.params} - {"quiet", "experiment"}  # mlflow run picks the experiment
+    assert set(entry["parameters"]) == options
+    for name in options:
+        assert f"--{name.replace('_', '-')} {{{name}}}" in entry["command"]
+
+
+def test_dry_run_checks_everything_and_creates_no_run(mlflow_store: str) -> None:
+    code, out = _invoke("--candidates", str(VARIANTS), "--task-model", "test/oracle", "--judge-model", "",
+                        "--dry-run", "true")
+    assert code == 0, out
+    assert "candidate rubric-echo" in out and "task 80" in out and "judge" not in out.split("expected LM calls")[1]
+    assert _runs().empty
