@@ -19,6 +19,8 @@ GRADER_NAMES: tuple[str, ...] = ("verifier", "keyword", "judge")
 OPTIMIZER_CHOICES: tuple[str, ...] = ("gepa", "miprov2")
 #: instruction proposers of GEPA (``auto``: ``llm`` with a reflection model, else ``feedback``)
 PROPOSER_CHOICES: tuple[str, ...] = ("auto", "llm", "feedback")
+#: what ``harness ab`` answers: the holdout split, or every task of the dataset
+AB_SPLIT_CHOICES: tuple[str, ...] = ("holdout", "all")
 #: model strings of the deterministic offline test LMs start with this (see :mod:`harness.models.testing`)
 TEST_PREFIX = "test/"
 #: heading of the section the feedback proposer maintains at the end of the skill body

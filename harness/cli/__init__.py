@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from harness.cli.ab import ab_command
 from harness.cli.common import OneLineErrors, UsageError
 from harness.cli.compare import child, compare
 from harness.cli.evolve import evolve
@@ -22,5 +23,5 @@ def main() -> None:
     """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
 
 
-for _command in (evolve, compare, child, export_command, versions_command):
+for _command in (evolve, compare, ab_command, child, export_command, versions_command):
     main.add_command(_command)
