@@ -22,14 +22,17 @@ dry runs and benchmarks; **a number produced with them says nothing about any re
   proposer): it fills every output field its system message lists (``Your output fields are:``).  A field
   whose name contains ``instruction`` gets the request's ``basic_instruction`` (the current skill body)
   followed by a lessons section (``LESSONS_HEADING``) holding :data:`PROPOSER_SENTENCE`, so ``test/lessons``
-  answers right under it (a mechanical check that an optimizer adopts a proposal, not a finding); every
-  other field gets a fixed sentence.  A request that lists no output fields is echoed.
+  answers right under it (a mechanical check that an optimizer adopts a proposal, not a finding); a
+  ``tasks`` field of a request holding ``skill_text`` (``harness tasks generate``) gets ``count`` drafted tasks
+  built from the skill's lines; every other field gets a fixed sentence.  A request that lists no output
+  fields is echoed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import re
 import threading
 import time
@@ -110,10 +113,24 @@ def _proposal(system: str, user: str) -> str:
     for name in names:
         if "instruction" in name:
             value = f"{_chat_field(user, 'basic_instruction')}\n\n{LESSONS_HEADING}\n- {PROPOSER_SENTENCE}".lstrip()
+        elif name == "tasks" and sep and "skill_text" in user:
+            value = _drafts(_chat_field(user, "skill_text"), _chat_field(user, "count"))
         else:
             value = f"A scripted {name.replace('_', ' ')} from the offline test proposer."
         parts.append(f"[[ ## {name} ## ]]\n{value}")
     return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
+def _drafts(skill_text: str, count: str) -> str:
+    """``test/proposer``'s drafted tasks (``harness tasks generate``): ``count`` objects ``{"input", "rubric"}``
+    as a JSON list, one per non-heading line of ``skill_text`` (cycled, numbered so every input differs)."""
+    parts = skill_text.split("---", 2)
+    body = parts[2] if skill_text.lstrip().startswith("---") and len(parts) == 3 else skill_text  # no frontmatter
+    lines = [ln.strip("-* ").strip() for ln in body.splitlines()
+             if ln.strip() and not ln.lstrip().startswith(("#", "```"))] or ["the skill"]
+    n = int(count) if count.strip().isdigit() else 1
+    return json.dumps([{"input": f"Task {k + 1}: apply this step of the skill: {lines[k % len(lines)]}",
+                        "rubric": f"Follows the step: {lines[k % len(lines)]}"} for k in range(n)])
 
 
 def _judgement(user: str, tasks: dict[str, Task]) -> str:
