@@ -70,7 +70,7 @@ def test_order_explicit_then_tasks_jsonl_then_evals_json_then_registered(tmp_pat
     source = resolve_source("mine", folder, str(explicit))
     assert source.path == explicit and source.verifier.tasks()[0].question == "ex question 0?"  # never overridden
     assert source.sha256 == hashlib.sha256(explicit.read_bytes()).hexdigest()
-    assert source.params() == {"tasks_source": "tasks-file", "tasks_path": str(explicit),
+    assert source.params() == {"tasks_source": "tasks-file", "tasks_path": str(explicit.resolve()),
                                "tasks_sha256": source.sha256, "tasks_format": "harness"}
 
 
@@ -147,7 +147,7 @@ def test_prepare_and_log_setup_record_the_source(tmp_path: Path) -> None:
     assert setup.source is not None and setup.source.path == path and len(setup.splits.holdout) >= 1
     recorder = Recorder()
     log_setup(setup, config, resolve_fitness(config.fitness, setup.source), recorder)
-    assert recorder.params["tasks_source"] == "tasks-file" and recorder.params["tasks_path"] == str(path)
+    assert recorder.params["tasks_source"] == "tasks-file" and recorder.params["tasks_path"] == str(path.resolve())
     assert recorder.params["tasks_format"] == "harness" and len(recorder.params["tasks_sha256"]) == 64
     assert recorder.params["fitness_resolved"] == "keyword"
     assert recorder.tags["tasks.source"] == "tasks-file"

@@ -48,9 +48,9 @@ class TaskSource:
         return f"registered verifier {self.verifier.name}"
 
     def params(self) -> dict[str, str]:
-        """The run params ``tasks_source``, ``tasks_path``, ``tasks_sha256``, ``tasks_format``."""
-        return {"tasks_source": self.kind, "tasks_path": str(self.path or ""), "tasks_sha256": self.sha256,
-                "tasks_format": self.format}
+        """The run params ``tasks_source``, ``tasks_path`` (absolute), ``tasks_sha256``, ``tasks_format``."""
+        return {"tasks_source": self.kind, "tasks_path": str(self.path.resolve()) if self.path else "",
+                "tasks_sha256": self.sha256, "tasks_format": self.format}
 
     def dataset_source(self) -> str | None:
         """What the MLflow dataset inputs name as their source: the task file's absolute path, or None."""
