@@ -165,6 +165,7 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
     """
     program = SkillProgram(body)
     tracker = tracker if tracker is not None else NullTracker()
+    num_threads = evaluate.holdout_threads(num_threads, setup.verifier)
     with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
         return tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
                                         on_done=advance)

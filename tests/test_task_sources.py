@@ -215,3 +215,15 @@ def test_dry_run_names_the_task_file_and_resolves_auto(mlflow_store: str, tmp_pa
     assert rows["tasks"].startswith("task file ")
     assert "unit-date-math/evals/tasks.jsonl (harness, sha256" in rows["tasks"]
     assert rows["fitness"] == "verifier"  # every shipped task has checks
+
+
+def test_holdout_threads_parallel_for_process_bound_grading() -> None:
+    import os
+
+    from harness.engine.holdout import holdout_threads
+    from verifiers import get_verifier
+
+    pybugfix, arxiv = get_verifier("python-bugfix", sandbox="limits"), get_verifier("arxiv")
+    assert holdout_threads(1, pybugfix) == max(1, os.cpu_count() or 1)
+    assert holdout_threads(64, pybugfix) == 64
+    assert holdout_threads(1, arxiv) == 1 and holdout_threads(3, arxiv) == 3
