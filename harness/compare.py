@@ -26,6 +26,7 @@ from harness.analysis.stats import SeedSpread, pairs_from_rows, pooled_verdict
 from harness.config import ConfigError, EvolveConfig
 from harness.engine.holdout import HoldoutRow
 from harness.engine.registry import resolve_fitness
+from harness.engine.sources import TaskSource, task_max_tokens
 from harness.models.roles import Models, build_models
 from harness.reporting import Reporter
 from harness.run import RunResult, Setup, check_models_answer, evolve_run, grade_baseline, log_setup, prepared
@@ -64,16 +65,17 @@ def parse_list(value: str, choices: Sequence[str], name: str, all_value: Sequenc
 
 
 def plan_arms(fitnesses: Sequence[str], optimizers: Sequence[str], seeds: int, base_seed: int,
-              skill_name: str) -> list[Arm]:
-    """Every fitness × optimizer × seed combination; seeds are ``base_seed .. base_seed + seeds - 1``.
+              source: TaskSource | str) -> list[Arm]:
+    """Every fitness × optimizer × seed combination; seeds are ``base_seed .. base_seed + seeds - 1``;
+    ``source`` (the task source, or a skill name) resolves ``auto`` (:func:`resolve_fitness`).
 
     Raises:
         ConfigError: fewer than one seed.
-        UnknownVerifierError: ``verifier`` for a skill without one.
+        UnknownVerifierError, verifiers.taskfile.TaskFileError: ``verifier`` the tasks cannot support.
     """
     if seeds < 1:
         raise ConfigError(f"invalid seeds={seeds}: expected at least 1")
-    resolved = list(dict.fromkeys(resolve_fitness(f, skill_name) for f in fitnesses))
+    resolved = list(dict.fromkeys(resolve_fitness(f, source) for f in fitnesses))
     return [Arm(f, o, base_seed + i) for f in resolved for o in optimizers for i in range(seeds)]
 
 
@@ -265,7 +267,8 @@ def compare(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence
 
 def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[str], seeds: int,
              parent: MlflowTracker, reporter: Reporter, parallel: int) -> list[ArmResult]:
-    arms = plan_arms(fitnesses, optimizers, seeds, config.seed, setup.skill.name)
+    config = replace(config, max_tokens=task_max_tokens(config.max_tokens, setup.verifier))
+    arms = plan_arms(fitnesses, optimizers, seeds, config.seed, setup.source or setup.skill.name)
     reporter.phase(f"side-by-side: {len(arms)} child runs ("
                    + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + f"), {parallel} at a time")
     log_setup(setup, config, ",".join(dict.fromkeys(a.fitness for a in arms)), parent)

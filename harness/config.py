@@ -17,6 +17,11 @@ FITNESS_CHOICES: tuple[str, ...] = ("keyword", "judge", "verifier", "auto")
 GRADER_NAMES: tuple[str, ...] = ("verifier", "keyword", "judge")
 #: DSPy optimizers behind ``--optimizer``
 OPTIMIZER_CHOICES: tuple[str, ...] = ("gepa", "miprov2")
+#: sandbox modes of verifiers that run answers' code (python-bugfix): ``auto`` falls back to resource limits
+#: when bubblewrap cannot start, ``required`` makes that an error, ``limits`` never tries bubblewrap
+SANDBOX_CHOICES: tuple[str, ...] = ("auto", "required", "limits")
+#: the task LM's completion cap when ``max_tokens`` is 0 and the verifier recommends no larger one
+DEFAULT_MAX_TOKENS = 128
 #: instruction proposers of GEPA (``auto``: ``llm`` with a reflection model, else ``feedback``)
 PROPOSER_CHOICES: tuple[str, ...] = ("auto", "llm", "feedback")
 #: what ``harness ab`` answers: the holdout split, or every task of the dataset
@@ -100,7 +105,10 @@ class EvolveConfig:
         skills_dir: where to look for skills first (else $HERMES_AGENT_REPO/skills, then bundled).
         proposer: auto | llm | feedback.
         num_threads: worker threads for evaluation.
-        max_tokens: completion cap of the task LM.
+        max_tokens: completion cap of the task LM; 0 = automatic (``DEFAULT_MAX_TOKENS``, raised to the verifier's
+            ``min_max_tokens`` when it declares one, see :func:`harness.engine.sources.task_max_tokens`).
+        tasks: a task file to take the tasks from (empty = the skill's ``evals/`` file, else its verifier).
+        sandbox: auto | required | limits, for verifiers that run answers' code (python-bugfix).
         output_dir: local folder for the run's files (dataset, evolved skill, tables); empty = temporary.
         experiment: MLflow experiment for runs not started by ``mlflow run`` (empty = ``skills/<skill>``).
         alpha: significance level of the paired tests behind the verdict.
@@ -121,12 +129,14 @@ class EvolveConfig:
     skills_dir: str = ""
     proposer: str = "auto"
     num_threads: int = 1
-    max_tokens: int = 128
+    max_tokens: int = 0
     output_dir: str = ""
     experiment: str = ""
     alpha: float = 0.05
     cache_dir: str = ""
     dry_run: bool = False
+    tasks: str = ""
+    sandbox: str = "auto"
 
     def __post_init__(self) -> None:
         checks = [
@@ -137,7 +147,8 @@ class EvolveConfig:
             (self.budget >= 1, "budget", self.budget, "a number of metric calls of at least 1"),
             (self.num_cases is None or self.num_cases >= 3, "num_cases", self.num_cases, "at least 3 (or 0 for all)"),
             (self.num_threads >= 1, "num_threads", self.num_threads, "at least 1"),
-            (self.max_tokens >= 1, "max_tokens", self.max_tokens, "at least 1"),
+            (self.max_tokens >= 0, "max_tokens", self.max_tokens, "at least 1 (or 0 for automatic)"),
+            (self.sandbox in SANDBOX_CHOICES, "sandbox", self.sandbox, f"one of {', '.join(SANDBOX_CHOICES)}"),
             (0.0 < self.alpha < 0.5, "alpha", self.alpha, "a significance level between 0 and 0.5"),
             (bool(self.task_model.strip()), "task_model", self.task_model, "a model string or 'embedded'"),
         ]

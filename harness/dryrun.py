@@ -58,7 +58,7 @@ def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[st
     from harness.tracking.store import check_tracking_store
 
     setup = prepare(config)
-    resolved = [resolve_fitness(f, setup.skill.name) for f in fitnesses]
+    resolved = [resolve_fitness(f, setup.source or setup.skill.name) for f in fitnesses]
     judge = "judge" in resolved or len(resolved) * len(optimizers) * seeds > 1
     specs = {role: spec for role, spec in model_specs(config, judge=judge).items() if spec is not None}
     reports = check_models(specs)
@@ -67,6 +67,7 @@ def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[st
     calls = expected_calls(config, len(setup.splits.holdout), len(setup.splits.valset), arms, judge)
     rows = [
         ("skill", f"{setup.skill.name} ({setup.skill.path}, sha256 {setup.skill.sha256[:12]})"),
+        *([("tasks", setup.source.describe())] if setup.source else []),
         ("fitness", ", ".join(resolved)),
         ("optimizer", ", ".join(optimizers) + f" ({config.resolved_proposer()} proposer)"),
         ("child runs", f"{arms} ({seeds} seed(s))" if arms > 1 else "none (a single run)"),

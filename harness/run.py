@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,8 @@ from harness.engine.graders import FitnessMetric, Grader
 from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
 from harness.engine.program import SkillProgram, stock_instructions
 from harness.engine.proposers import FeedbackProposer
-from harness.engine.registry import build_grader, build_optimizer, holdout_graders, resolve_fitness
-from harness.engine.sources import dataset_verifier
+from harness.engine.registry import auto_fitness_note, build_grader, build_optimizer, holdout_graders, resolve_fitness
+from harness.engine.sources import TaskSource, resolve_source, task_max_tokens
 from harness.models.roles import Models, build_models, model_specs
 from harness.reporting import Reporter
 from harness.skills.diff import evolved_skill_text, unified_diff
@@ -66,30 +66,38 @@ class RunResult:
     assessment: Assessment | None = None
     optimizer: str = "gepa"
     seed: int = 0
+    #: where the tasks came from (:meth:`TaskSource.describe`) and why ``auto`` chose the fitness ("" if not auto)
+    tasks: str = ""
+    fitness_note: str = ""
 
 
 @dataclass(frozen=True)
 class Setup:
-    """What every run of one experiment shares: the skill, its verifier, the splits, a local folder."""
+    """What every run of one experiment shares: the skill, its verifier, the splits, a local folder, and where
+    the tasks came from (``source``; None only for a Setup built by hand around a verifier)."""
 
     skill: Skill
     verifier: Verifier
     splits: Splits
     workdir: Path
+    source: TaskSource | None = None
 
 
 def prepare(config: EvolveConfig) -> Setup:
-    """Find the skill, its verifier and build the splits (saved as JSONL in the run folder).
+    """Find the skill and its task source (:func:`harness.engine.sources.resolve_source`: ``config.tasks``, the
+    skill's ``evals/`` file, else its registered verifier) and build the splits (saved as JSONL in the run folder).
 
     Raises:
-        harness.skills.files.SkillError, UnknownVerifierError, verifiers.DatasetError: bad input.
+        harness.skills.files.SkillError, UnknownVerifierError, verifiers.DatasetError,
+        verifiers.taskfile.TaskFileError, verifiers.pybugfix.SandboxUnavailableError: bad input.
     """
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
-    verifier = dataset_verifier(skill.name)
+    source = resolve_source(skill.name, skill.path.parent, config.tasks, config.sandbox)
+    verifier = source.verifier
     splits = verifier.build_dataset(config.num_cases, config.seed)
     workdir = Path(config.output_dir) if config.output_dir else Path(tempfile.mkdtemp(prefix="harness-run-"))
     splits.save_jsonl(workdir / "dataset")
-    return Setup(skill, verifier, splits, workdir)
+    return Setup(skill, verifier, splits, workdir, source)
 
 
 @contextmanager
@@ -129,10 +137,20 @@ def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker
     tracker.set_tags({"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
                       "proposer": config.resolved_proposer(), "task_model": config.task_model})
     tracker.log_params(run_params(config, setup.skill, setup.splits, fitness))
+    source = setup.source
+    if source is not None:
+        tracker.log_params(source.params())
+        tracker.set_tags({"tasks.source": source.kind, **({"fitness.auto": note} if (
+            note := auto_fitness_note(config.fitness, source)) else {})})
+    if hasattr(type(setup.verifier), "sandbox_kind"):  # probes bubblewrap once (python-bugfix)
+        kind = setup.verifier.sandbox_kind  # type: ignore[attr-defined]
+        tracker.set_tags({"sandbox": kind})
+        tracker.log_params({"sandbox_resolved": kind})
     tracker.log_artifacts(setup.workdir / "dataset", "dataset")
     digest = setup.splits.digest()
     for name, frame in splits_frame(setup.splits).items():
-        tracker.log_dataset(frame, name=f"{setup.skill.name}-{name}", context=name, digest=digest)
+        tracker.log_dataset(frame, name=f"{setup.skill.name}-{name}", context=name, digest=digest,
+                            source=source.dataset_source() if source is not None else None)
     tracker.log_text(setup.skill.text, artifacts.BASELINE_SKILL)
 
 
@@ -147,6 +165,7 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
     """
     program = SkillProgram(body)
     tracker = tracker if tracker is not None else NullTracker()
+    num_threads = evaluate.holdout_threads(num_threads, setup.verifier)
     with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
         return tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
                                         on_done=advance)
@@ -238,6 +257,19 @@ def _log_plots(holdout: pd.DataFrame, result: OptimizationResult, folder: Path, 
                                                 title=f"{optimizer}: best validation score"), "plots")
 
 
+def _log_labels(setup: Setup, rows: list[evaluate.HoldoutRow], folder: Path, tracker: Tracker) -> None:
+    """Choice / tool_call tasks: per variant a confusion matrix (table + heatmap), and McNemar per label."""
+    from harness.analysis.confusion import label_analysis
+
+    analysis = label_analysis(setup.verifier, setup.splits.holdout, rows, folder)
+    if analysis is None:
+        return
+    for artifact_file, frame in analysis.tables.items():
+        tracker.log_table(frame, artifact_file)
+    for png in analysis.plots:
+        tracker.log_file(png, "plots")
+
+
 def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
                reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None = None) -> RunResult:
     """One optimisation under ``fitness``, graded on the holdout and logged into ``tracker``'s run.
@@ -274,6 +306,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
     _log_plots(holdout, result, setup.workdir / f"plots-{fitness}", config.optimizer, tracker)
+    _log_labels(setup, rows, setup.workdir / f"labels-{fitness}", tracker)
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
                    seed=config.seed)
     metrics = evaluate.summarize(rows)
@@ -285,8 +318,10 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
+    source = setup.source
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
-                     wall, claim, config.optimizer, config.seed)
+                     wall, claim, config.optimizer, config.seed, source.describe() if source else "",
+                     auto_fitness_note(config.fitness, source) if source else "")
 
 
 def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:
@@ -305,7 +340,13 @@ def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunRes
 
 
 def _evolve(setup: Setup, config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:
-    fitness = resolve_fitness(config.fitness, setup.skill.name)
+    config = replace(config, max_tokens=task_max_tokens(config.max_tokens, setup.verifier))
+    source = setup.source if setup.source is not None else setup.skill.name
+    fitness = resolve_fitness(config.fitness, source)
+    if setup.source is not None:
+        reporter.note(f"tasks from {setup.source.describe()}")
+        if note := auto_fitness_note(config.fitness, setup.source):
+            reporter.note(f"fitness auto -> {note}")
     reporter.phase(f"skill {setup.skill.name} from {setup.skill.path} · fitness {fitness} · optimizer "
                    f"{config.optimizer} ({config.resolved_proposer()} proposer) · budget {config.budget}")
     reporter.note(f"dataset {setup.splits.digest()}: "

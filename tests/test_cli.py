@@ -59,7 +59,8 @@ def test_user_errors_are_one_line_exit_2(args: list[str], needle: str, mlflow_st
 def test_verifier_fitness_for_skill_without_verifier(notes_dir: Path, mlflow_store: str) -> None:
     code, output = _invoke(["evolve", "--skills-dir", str(notes_dir), "--skill", "notes", "--fitness", "verifier"])
     assert code == 2
-    assert "no verifier is registered for skill 'notes'" in output
+    assert "no dataset for skill 'notes'" in output and "no verifier is registered for it" in output
+    assert "evals/tasks.jsonl" in output  # names the task-file way out
     assert mlflow.search_runs(search_all_experiments=True).empty
 
 

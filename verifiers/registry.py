@@ -71,8 +71,9 @@ def has_verifier(skill_name: str) -> bool:
     return skill_name in _REGISTRY
 
 
-def get_verifier(skill_name: str) -> Verifier:
-    """A new instance of the verifier registered for ``skill_name``.
+def get_verifier(skill_name: str, **options: object) -> Verifier:
+    """A new instance of the verifier registered for ``skill_name``, ``options`` passed to its constructor
+    (e.g. ``sandbox="required"`` for python-bugfix).
 
     Raises:
         UnknownVerifierError: naming the skill and the registered verifiers.
@@ -86,4 +87,4 @@ def get_verifier(skill_name: str) -> Verifier:
             f"no verifier is registered for skill {skill_name!r} (registered: {known}); "
             f"use fitness=keyword or fitness=auto, or register one with @register_verifier"
         ) from None
-    return cls()
+    return cls(**options)

@@ -224,6 +224,45 @@ def xgrade_heatmap_png(matrix: pd.DataFrame, path: str | Path,
     return _save(fig, path)
 
 
+def confusion_heatmap_png(matrix: pd.DataFrame, path: str | Path, title: str = "Confusion matrix") -> Path:
+    """Heatmap of a confusion matrix: rows = expected label, columns = answered label, cells = task counts.
+
+    Sequential colormap from 0 to the largest count, each cell annotated with its count; the diagonal holds
+    the right answers (:func:`harness.analysis.labels.confusion_matrix` puts the expected labels first).
+
+    Args:
+        matrix: counts, indexed by expected label, one column per answered label.
+        path: the PNG to write.
+        title: figure title.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: an empty matrix.
+    """
+    if matrix.empty:
+        raise ValueError("confusion_heatmap_png got an empty matrix (need expected × answered label counts)")
+    values = matrix.to_numpy(dtype=float)
+    n_rows, n_cols = values.shape
+    top = max(float(values.max()), 1.0)
+    fig = Figure(figsize=(2.4 + 0.75 * n_cols, 1.8 + 0.45 * n_rows), layout="constrained")
+    ax = fig.subplots()
+    image = ax.imshow(values, cmap=_cmap("Blues"), vmin=0.0, vmax=top, aspect="auto")
+    for i in range(n_rows):
+        for j in range(n_cols):
+            v = values[i, j]
+            ax.text(j, i, f"{int(v)}", ha="center", va="center", fontsize=9,
+                    color="white" if v > 0.6 * top else "black")
+    ax.set_xticks(range(n_cols), [str(c) for c in matrix.columns], rotation=45, ha="right")
+    ax.set_yticks(range(n_rows), [str(r) for r in matrix.index])
+    ax.set_xlabel("answered label")
+    ax.set_ylabel("expected label")
+    ax.set_title(title, fontsize=10)
+    fig.colorbar(image, ax=ax, label="tasks")
+    return _save(fig, path)
+
+
 def _cmap(name: str) -> Colormap:
     """A copy of a registered colormap with grey for masked (NaN) cells."""
     return colormaps[name].with_extremes(bad="#DDDDDD")

@@ -12,6 +12,7 @@ from harness.cli.common import OneLineErrors, UsageError
 from harness.cli.compare import child, compare
 from harness.cli.evolve import evolve
 from harness.cli.export import export_command
+from harness.cli.tasks import tasks_group
 from harness.cli.versions import versions_command
 
 __all__ = ["UsageError", "main"]
@@ -23,5 +24,5 @@ def main() -> None:
     """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
 
 
-for _command in (evolve, compare, ab_command, child, export_command, versions_command):
+for _command in (evolve, compare, ab_command, child, export_command, versions_command, tasks_group):
     main.add_command(_command)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from harness.cli.common import UsageError, guarded
-from harness.cli.options import make_config, preflight, run_options
+from harness.cli.options import make_config, preflight, run_options, with_task_max_tokens
 from harness.config import AB_SPLIT_CHOICES
 
 if TYPE_CHECKING:
@@ -42,27 +42,29 @@ def ab_command(quiet: bool, num_cases: int, candidate: str, candidates: str, aga
         from harness.tracking.store import check_tracking_store
         from harness.tracking.tracker import MlflowTracker
 
-        preflight(config)
+        run_config = with_task_max_tokens(config, preflight(config))
         paths = candidate_files(Path(candidates)) if candidates.strip() else [Path(candidate)]
-        plan = load_plan(config, paths, Path(against) if against.strip() else None)
-        if config.dry_run:
+        plan = load_plan(run_config, paths, Path(against) if against.strip() else None)
+        if run_config.dry_run:
             from harness.ab import dry_run_rows
 
-            Reporter().summary("dry run: what harness ab would do", dry_run_rows(config, plan, split),
+            Reporter().summary("dry run: what harness ab would do", dry_run_rows(run_config, plan, split),
                                {"dry run": "all checks passed; no MLflow run was created"})
             return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
         name = plan.baseline.name
         if candidates.strip():
+            parent_name = f"{name}-ab-{Path(candidates).name}"
             with reporter.library_output(), \
-                    MlflowTracker(config.experiment_name(), run_name=f"{name}-ab-{Path(candidates).name}") as parent:
-                results = ab_many(config, plan, split, parent, reporter)
+                    MlflowTracker(run_config.experiment_name(), run_name=parent_name) as parent:
+                results = ab_many(run_config, plan, split, parent, reporter)
             summarize_many(parent.run_id, plan, results, reporter)
             return
+        child_name = run_name(name, plan.candidates[0].name)
         with reporter.library_output(), \
-                MlflowTracker(config.experiment_name(), run_name=run_name(name, plan.candidates[0].name)) as tracker:
-            result = ab(config, plan, split, tracker, reporter)
+                MlflowTracker(run_config.experiment_name(), run_name=child_name) as tracker:
+            result = ab(run_config, plan, split, tracker, reporter)
         summarize_one(plan, result, split, reporter)
 
     guarded(work, config.cache_dir)

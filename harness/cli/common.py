@@ -36,8 +36,11 @@ def user_errors() -> tuple[type[BaseException], ...]:
     from harness.skills.files import SkillError
     from harness.tracking.store import TrackingError
     from verifiers import DatasetError, UnknownVerifierError
+    from verifiers.pybugfix import SandboxUnavailableError
+    from verifiers.taskfile import TaskFileError
 
-    return (ConfigError, SkillError, DatasetError, UnknownVerifierError, ModelError, TrackingError)
+    return (ConfigError, SkillError, DatasetError, UnknownVerifierError, ModelError, TrackingError, TaskFileError,
+            SandboxUnavailableError)
 
 
 class WholeNumber(click.ParamType):

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from harness.cli.common import WHOLE, UsageError, guarded
-from harness.cli.options import make_config, preflight, print_plan, run_options
+from harness.cli.options import make_config, preflight, print_plan, run_options, with_task_max_tokens
 from harness.config import FITNESS_CHOICES, OPTIMIZER_CHOICES, ConfigError
 
 
@@ -70,17 +70,17 @@ def run_compare(
         from harness.tracking.store import check_tracking_store
         from harness.tracking.tracker import MlflowTracker
 
-        for f in fitnesses:
-            preflight(replace(config, fitness=f))
-        plan_arms(fitnesses, optimizer_list, seeds, config.seed, config.skill)
+        sources = [preflight(replace(config, fitness=f)) for f in fitnesses]
+        plan_arms(fitnesses, optimizer_list, seeds, config.seed, sources[0])
+        run_config = with_task_max_tokens(config, sources[0])
         if config.dry_run:
-            print_plan(config, fitnesses, optimizer_list, seeds)
+            print_plan(run_config, fitnesses, optimizer_list, seeds)
             return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
         with reporter.library_output(), \
                 MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-side-by-side") as parent:
-            results = run_compare(config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
+            results = run_compare(run_config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
         summarize_compare(parent.run_id, results, reporter)
 
     guarded(work, config.cache_dir)

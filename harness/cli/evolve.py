@@ -8,7 +8,7 @@ import click
 
 from harness.cli.common import UsageError, guarded
 from harness.cli.compare import run_compare
-from harness.cli.options import make_config, preflight, print_plan, run_options
+from harness.cli.options import make_config, preflight, print_plan, run_options, with_task_max_tokens
 from harness.config import FITNESS_CHOICES
 
 
@@ -34,15 +34,15 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
         from harness.tracking.store import check_tracking_store
         from harness.tracking.tracker import MlflowTracker
 
-        preflight(config)
+        run_config = with_task_max_tokens(config, preflight(config))
         if config.dry_run:
-            print_plan(config, [config.fitness])
+            print_plan(run_config, [config.fitness])
             return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
         with reporter.library_output(), \
                 MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
-            result = run_evolve(config, tracker, reporter)
+            result = run_evolve(run_config, tracker, reporter)
         summarize_run(result, reporter)
 
     guarded(work, config.cache_dir)

@@ -4,7 +4,7 @@ make, the checks that need no run, and the dry run's plan."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,9 +13,13 @@ from harness.config import (
     DEFAULT_BUDGET,
     OPTIMIZER_CHOICES,
     PROPOSER_CHOICES,
+    SANDBOX_CHOICES,
     ConfigError,
     EvolveConfig,
 )
+
+if TYPE_CHECKING:
+    from harness.engine.sources import TaskSource
 
 
 def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...] = ()) -> Any:
@@ -29,6 +33,15 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
             ),
         ),
         ("fitness", click.option("--fitness", default=fitness_default, show_default=True, help=fitness_help)),
+        (
+            "tasks",
+            click.option(
+                "--tasks",
+                default="",
+                help="Task file (JSONL/YAML, Agent Skills evals.json, Hermes JSONL); empty = the skill's "
+                "evals/tasks.jsonl or evals/evals.json, else its registered verifier.",
+            ),
+        ),
         (
             "optimizer",
             click.option("--optimizer", type=click.Choice(OPTIMIZER_CHOICES), default="gepa", show_default=True),
@@ -100,7 +113,24 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
         (
             "max_tokens",
             click.option(
-                "--max-tokens", type=WHOLE, default=128, show_default=True, help="Completion cap of the task LM."
+                "--max-tokens",
+                type=WHOLE,
+                default=0,
+                show_default=True,
+                help="Completion cap of the task LM; 0 = 128, or the verifier's recommended minimum "
+                "(python-bugfix: 384).",
+            ),
+        ),
+        (
+            "sandbox",
+            click.option(
+                "--sandbox",
+                type=click.Choice(SANDBOX_CHOICES),
+                default="auto",
+                show_default=True,
+                envvar="HARNESS_SANDBOX",
+                help="For verifiers that run answers' code (python-bugfix): auto = bubblewrap, else resource "
+                "limits; required = bubblewrap or an error; limits = never bubblewrap.",
             ),
         ),
         (
@@ -181,20 +211,32 @@ def print_plan(
     )
 
 
-def preflight(config: EvolveConfig) -> None:
-    """Checks that need no run: the skill, the fitness and the dataset size (errors before a run exists)."""
+def preflight(config: EvolveConfig) -> TaskSource:
+    """Checks that need no run: the skill, its task source, the fitness, the dataset size and (``--sandbox
+    required``) bubblewrap; returns the task source (errors before a run exists)."""
     from harness.engine.registry import resolve_fitness
-    from harness.engine.sources import dataset_verifier
+    from harness.engine.sources import resolve_source
     from harness.skills.files import find_skill
 
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
-    resolve_fitness(config.fitness, skill.name)
-    pool = len(dataset_verifier(skill.name).tasks())
+    source = resolve_source(skill.name, skill.path.parent, config.tasks, config.sandbox)
+    resolve_fitness(config.fitness, source)
+    pool = len(source.verifier.tasks())
     if config.num_cases is not None and config.num_cases > pool:
         from verifiers import DatasetError
 
         raise DatasetError(
-            f"num_cases={config.num_cases} is above the {pool} tasks the {skill.name} verifier has; "
+            f"num_cases={config.num_cases} is above the {pool} tasks of the {source.describe()}; "
             f"pass 3..{pool}, or 0 for all"
         )
+    return source
 
+
+def with_task_max_tokens(config: EvolveConfig, source: TaskSource) -> EvolveConfig:
+    """``config`` with ``max_tokens`` resolved (:func:`harness.engine.sources.task_max_tokens`), so the run,
+    its params and its child processes all see the cap actually used."""
+    from dataclasses import replace
+
+    from harness.engine.sources import task_max_tokens
+
+    return replace(config, max_tokens=task_max_tokens(config.max_tokens, source.verifier))

@@ -16,7 +16,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     """``(label, value)`` rows: holdout score per grader (baseline -> evolved, delta), calls and time."""
     m = result.metrics
     rows: list[tuple[str, str]] = [("skill", f"{result.skill.name} ({result.skill.path})"),
-                                   ("fitness", result.fitness),
+                                   ("fitness", result.fitness + (f" (auto: {result.fitness_note})"
+                                                                 if result.fitness_note else "")),
+                                   *([("tasks", result.tasks)] if result.tasks else []),
                                    ("holdout tasks", str(len(result.splits.holdout)))]
     for grader in ("verifier", "keyword", "judge"):
         base, evo = m.get(f"holdout.{grader}.baseline"), m.get(f"holdout.{grader}.evolved")

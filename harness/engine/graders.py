@@ -73,8 +73,12 @@ class VerifierGrader:
     def __init__(self, verifier: Verifier) -> None:
         self.verifier = verifier
 
-    def grade(self, task: Task, output: str) -> Grade:
-        """The verifier's grade of ``output`` for the task whose question is ``task.question``."""
+    def grade(self, task: Task, output: str) -> Grade | Unscored:
+        """The verifier's grade of ``output`` for the task whose question is ``task.question``; unscored for a
+        task the verifier says it cannot grade (a task-file task without checks: ``verifier.gradable``)."""
+        gradable = getattr(self.verifier, "gradable", None)
+        if gradable is not None and not gradable(task.question):
+            return Unscored(f"task {task.task_id!r} has no checks, so the verifier cannot grade it")
         return self.verifier.score(task.question, output)
 
 

@@ -6,6 +6,7 @@ Generation and grading are separate steps so one set of outputs can be graded by
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -51,6 +52,16 @@ class HoldoutRow:
     def to_dict(self) -> dict[str, str | float]:
         """Plain dict for a table row."""
         return asdict(self)
+
+
+def holdout_threads(num_threads: int, verifier: object) -> int:
+    """Worker threads of a holdout evaluation: ``num_threads``, raised to the number of cores for a verifier
+    whose grading is process-bound (it has ``score_many``: python-bugfix runs each answer in a sandboxed
+    process), so its gradings do not wait on one another (issue 15: grading runs in parallel up to the
+    number of cores).  The embedded task LM still answers one call at a time (its own lock)."""
+    if hasattr(verifier, "score_many"):
+        return max(num_threads, os.cpu_count() or 1)
+    return num_threads
 
 
 def generate(program: SkillProgram, tasks: Sequence[Task], num_threads: int = 1,

@@ -20,6 +20,7 @@ from harness.engine.graders import Grader, KeywordGrader, VerifierGrader
 from harness.engine.judge import JudgeGrader
 from harness.engine.miprov2 import Miprov2Optimizer
 from harness.engine.optimizer import Optimizer, OptimizerSettings
+from harness.engine.sources import TASKS_FILE, TaskSource
 from verifiers import Verifier, get_verifier, has_verifier
 
 #: optimizer name -> constructor taking :class:`OptimizerSettings` (every name of ``config.OPTIMIZER_CHOICES``)
@@ -30,17 +31,42 @@ _JUDGES: weakref.WeakKeyDictionary[dspy.LM, dict[str, JudgeGrader]] = weakref.We
 _JUDGES_LOCK = threading.Lock()
 
 
-def resolve_fitness(fitness: str, skill_name: str) -> str:
-    """The fitness actually used: ``auto`` -> ``verifier`` if one is registered for the skill, else ``keyword``.
+def resolve_fitness(fitness: str, source: TaskSource | str) -> str:
+    """The fitness actually used.  ``auto`` -> ``verifier`` when the tasks are objectively gradable (a
+    registered verifier, or a task file with checks on every task), else ``keyword``.
+
+    Args:
+        source: the run's :class:`~harness.engine.sources.TaskSource`; a skill name stands for its registered
+            verifier (or none).
 
     Raises:
-        UnknownVerifierError: ``verifier`` for a skill with no registered verifier.
+        UnknownVerifierError: ``verifier`` for a skill name with no registered verifier.
+        verifiers.taskfile.TaskFileError: ``verifier`` on a task file where some task has no checks (naming
+            the file: :meth:`verifiers.taskfile.TaskFile.require_checked`).
     """
+    if isinstance(source, str):
+        gradable = has_verifier(source)
+        if fitness == "verifier" and not gradable:
+            get_verifier(source)  # raises UnknownVerifierError with the list of registered verifiers
+    else:
+        gradable = source.all_checked
+        if fitness == "verifier" and not gradable:
+            source.verifier.taskfile.require_checked()  # type: ignore[attr-defined]  # raises, naming the file
     if fitness == "auto":
-        return "verifier" if has_verifier(skill_name) else "keyword"
-    if fitness == "verifier" and not has_verifier(skill_name):
-        get_verifier(skill_name)  # raises UnknownVerifierError with the list of registered verifiers
+        return "verifier" if gradable else "keyword"
     return fitness
+
+
+def auto_fitness_note(fitness: str, source: TaskSource) -> str:
+    """Why ``auto`` resolved as it did (for the summary and the tag ``fitness.auto``); ``""`` for any other
+    fitness."""
+    if fitness != "auto":
+        return ""
+    if source.all_checked:
+        return "verifier: " + ("every task has checks" if source.kind == TASKS_FILE
+                               else f"the {source.verifier.name} verifier grades every task")
+    missing = len(source.verifier.taskfile.unchecked_ids)  # type: ignore[attr-defined]
+    return f"keyword: {missing} task(s) of {source.path} have no checks"
 
 
 def judge_grader(judge_lm: dspy.LM | None, skill_text: str) -> JudgeGrader:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import dspy
 
-from harness.config import EvolveConfig
+from harness.config import DEFAULT_MAX_TOKENS, EvolveConfig
 from harness.models.lm import ModelSpec, build_lm
 from harness.models.usage import UsageCounter
 
@@ -32,7 +32,8 @@ def model_specs(config: EvolveConfig, *, judge: bool) -> dict[str, ModelSpec | N
     base = config.api_base or None
     reflection = config.resolved_proposer() == "llm"
     return {
-        "task": ModelSpec(config.task_model, base, max_tokens=config.max_tokens, seed=config.seed),
+        "task": ModelSpec(config.task_model, base, max_tokens=config.max_tokens or DEFAULT_MAX_TOKENS,
+                          seed=config.seed),
         "reflection": (ModelSpec(config.reflection_model, base, temperature=1.0, max_tokens=REFLECTION_MAX_TOKENS,
                                  seed=config.seed) if reflection else None),
         "judge": ModelSpec(config.judge_model, base, max_tokens=JUDGE_MAX_TOKENS, seed=config.seed) if judge else None,

@@ -1,7 +1,8 @@
 """Deterministic offline test LMs, selected by model strings ``test/<name>``.
 
 They run through the same path as every model (a DSPy 3.4 custom engine handed to ``dspy.LM``), make
-no network connection, and answer from the registered verifiers' ground truth.  They exist for tests,
+no network connection, and answer from the ground truth of the registered verifiers and of the bundled skills'
+task files (``experiments/skills/*/evals/``; the answer is ``Task.answer``).  They exist for tests,
 dry runs and benchmarks; **a number produced with them says nothing about any real model**.
 
 * ``test/oracle``: answers every known task correctly, in one short sentence.
@@ -21,37 +22,70 @@ dry runs and benchmarks; **a number produced with them says nothing about any re
   proposer): it fills every output field its system message lists (``Your output fields are:``).  A field
   whose name contains ``instruction`` gets the request's ``basic_instruction`` (the current skill body)
   followed by a lessons section (``LESSONS_HEADING``) holding :data:`PROPOSER_SENTENCE`, so ``test/lessons``
-  answers right under it (a mechanical check that an optimizer adopts a proposal, not a finding); every
-  other field gets a fixed sentence.  A request that lists no output fields is echoed.
+  answers right under it (a mechanical check that an optimizer adopts a proposal, not a finding); a
+  ``tasks`` field of a request holding ``skill_text`` (``harness tasks generate``) gets ``count`` drafted tasks
+  built from the skill's lines; every other field gets a fixed sentence.  A request that lists no output
+  fields is echoed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import re
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from harness.config import JUDGE_OUTPUT_TAGS, JUDGE_TASK_TAGS, LESSONS_HEADING, TEST_PREFIX
 from verifiers import Task, available_verifiers, get_verifier
+from verifiers.taskfile import find_task_file, load_tasks
 
 PREFIX = TEST_PREFIX
 
 
-def _pool() -> dict[str, Task]:
-    return {t.question: t for name in available_verifiers() for t in get_verifier(name).tasks()}
+#: the skills shipped with the project (``experiments/skills``); their task files feed the test LMs' pool
+BUNDLED_SKILLS = Path(__file__).resolve().parents[2] / "experiments" / "skills"
 
 
-def _wrong(task: Task) -> str:
-    if task.kind == "id":
-        return "9912.00001"
-    if task.kind == "year":
-        return "1999"
-    if task.kind == "author":
-        return "Zzyzx Nobody"
-    return "A Survey of Nothing in Particular"
+def bundled_task_files(root: Path = BUNDLED_SKILLS) -> list[Path]:
+    """The task file of every bundled skill that has one (``<skill>/evals/tasks.jsonl`` or ``evals.json``)."""
+    found = (find_task_file(folder) for folder in sorted(root.iterdir()) if folder.is_dir()) if root.is_dir() else ()
+    return [path for path in found if path is not None]
+
+
+def _pool() -> tuple[dict[str, Task], dict[str, str]]:
+    """Every task the test LMs know, by question (the registered verifiers' and the bundled task files'), and
+    the wrong answer of each (:func:`_wrong_answers`)."""
+    tasks = [t for name in available_verifiers() for t in get_verifier(name).tasks()]
+    tasks += [t for path in bundled_task_files() for t in load_tasks(path).tasks]
+    return {t.question: t for t in tasks}, _wrong_answers(tasks)
+
+
+_NO_ANSWER = "A Survey of Nothing in Particular"
+#: the confidently wrong answers of the arXiv task kinds
+_ARXIV_WRONG = {"id": "9912.00001", "year": "1999", "author": "Zzyzx Nobody", "title": _NO_ANSWER}
+
+
+def _wrong_answers(tasks: list[Task]) -> dict[str, str]:
+    """Question -> a confidently wrong answer of the right shape: a fixed value for the arXiv kinds; for any
+    other task the answer of the next task (cyclically, in pool order) of the same kind whose answer differs
+    (a task file's tasks: the kind is the first check's type, so a wrong tool call, a wrong number, another
+    option); a made-up title when there is none."""
+    by_kind: dict[str, list[Task]] = {}
+    for task in tasks:
+        by_kind.setdefault(task.kind, []).append(task)
+    wrong: dict[str, str] = {}
+    for kind, group in by_kind.items():
+        for i, task in enumerate(group):
+            if kind in _ARXIV_WRONG:
+                wrong[task.question] = _ARXIV_WRONG[kind]
+                continue
+            others = (group[(i + k) % len(group)].answer for k in range(1, len(group)))
+            wrong[task.question] = next((a for a in others if a and a != task.answer), _NO_ANSWER)
+    return wrong
 
 
 _GARBAGE = "I cannot judge this; it looks fine-ish overall, maybe a seven."
@@ -79,10 +113,24 @@ def _proposal(system: str, user: str) -> str:
     for name in names:
         if "instruction" in name:
             value = f"{_chat_field(user, 'basic_instruction')}\n\n{LESSONS_HEADING}\n- {PROPOSER_SENTENCE}".lstrip()
+        elif name == "tasks" and sep and "skill_text" in user:
+            value = _drafts(_chat_field(user, "skill_text"), _chat_field(user, "count"))
         else:
             value = f"A scripted {name.replace('_', ' ')} from the offline test proposer."
         parts.append(f"[[ ## {name} ## ]]\n{value}")
     return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
+def _drafts(skill_text: str, count: str) -> str:
+    """``test/proposer``'s drafted tasks (``harness tasks generate``): ``count`` objects ``{"input", "rubric"}``
+    as a JSON list, one per non-heading line of ``skill_text`` (cycled, numbered so every input differs)."""
+    parts = skill_text.split("---", 2)
+    body = parts[2] if skill_text.lstrip().startswith("---") and len(parts) == 3 else skill_text  # no frontmatter
+    lines = [ln.strip("-* ").strip() for ln in body.splitlines()
+             if ln.strip() and not ln.lstrip().startswith(("#", "```"))] or ["the skill"]
+    n = int(count) if count.strip().isdigit() else 1
+    return json.dumps([{"input": f"Task {k + 1}: apply this step of the skill: {lines[k % len(lines)]}",
+                        "rubric": f"Follows the step: {lines[k % len(lines)]}"} for k in range(n)])
 
 
 def _judgement(user: str, tasks: dict[str, Task]) -> str:
@@ -130,11 +178,12 @@ class ScriptedEngine:
         self._counter = itertools.count()
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] | None = None
+        self._wrong: dict[str, str] = {}
 
     def answer(self, system: str, user: str) -> str:
         """The reply to one (system, user) pair."""
         if self._tasks is None:
-            self._tasks = _pool()
+            self._tasks, self._wrong = _pool()
         if self.name.startswith("judge"):
             return _judgement(user, self._tasks) if self.name == "judge" else _GARBAGE
         if self.name == "proposer":
@@ -146,12 +195,12 @@ class ScriptedEngine:
         if self.name == "oracle":
             return f"The answer is {right}."
         if self.name == "lessons":
-            return f"The answer is {right}." if LESSONS_HEADING in system else f"The answer is {_wrong(task)}."
+            return f"The answer is {right}." if LESSONS_HEADING in system else f"The answer is {self._wrong[user]}."
         if self.name == "noisy":
             n = next(self._counter)
             digest = hashlib.sha256(f"{self.seed}|{user}|{n}".encode()).digest()
-            return f"The answer is {right if digest[0] % 2 == 0 else _wrong(task)}."
-        return f"The answer is {_wrong(task)}."
+            return f"The answer is {right if digest[0] % 2 == 0 else self._wrong[user]}."
+        return f"The answer is {self._wrong[user]}."
 
     def complete(self, request: Any) -> Any:
         """``dspy.lm15.Request`` -> ``dspy.lm15.Response`` (usage counts whitespace tokens)."""

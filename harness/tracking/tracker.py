@@ -51,7 +51,8 @@ class Tracker(Protocol):
     def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None: ...
     def log_artifacts(self, directory: Path, artifact_path: str) -> None: ...
     def log_file(self, path: Path, artifact_path: str) -> None: ...
-    def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None: ...
+    def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str,
+                    source: str | None = None) -> None: ...
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
                                delta: float | None) -> int | None: ...
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
@@ -88,7 +89,8 @@ class NullTracker:
     def log_file(self, path: Path, artifact_path: str) -> None:
         """Discard."""
 
-    def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None:
+    def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str,
+                    source: str | None = None) -> None:
         """Discard."""
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
@@ -272,13 +274,15 @@ class MlflowTracker:
         """Log one local file under ``artifact_path``."""
         self.client.log_artifact(self.run_id, str(path), artifact_path=artifact_path)
 
-    def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None:
-        """Log ``frame`` as an MLflow dataset input with ``context`` (trainset / valset / holdout)."""
+    def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str,
+                    source: str | None = None) -> None:
+        """Log ``frame`` as an MLflow dataset input with ``context`` (trainset / valset / holdout); ``source``
+        (a task file's path) becomes the dataset's source."""
         import mlflow
         from mlflow.entities import DatasetInput, InputTag
         from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
-        dataset = mlflow.data.from_pandas(frame, name=name, digest=digest)
+        dataset = mlflow.data.from_pandas(frame, source=source, name=name, digest=digest)
         entity = DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
         retry_duplicate_insert(lambda: self.client.log_inputs(self.run_id, datasets=[entity]))
 

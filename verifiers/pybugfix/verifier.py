@@ -64,6 +64,10 @@ class PythonBugfixVerifier(Verifier):
         SandboxUnavailableError: mode ``required`` and bubblewrap cannot start.
     """
 
+    #: the task LM's completion cap a run uses when ``--max-tokens`` is not set: a whole fixed function
+    #: (prompt, fence and up to ~25 lines) does not fit the default 128 tokens
+    min_max_tokens = 384
+
     def __init__(self, sandbox: Sandbox | str | None = None, limits: Limits = DEFAULT_LIMITS,
                  specs: Sequence[BugSpec] = SPECS) -> None:
         self.sandbox = sandbox if isinstance(sandbox, Sandbox) else Sandbox(sandbox, limits)

@@ -54,6 +54,11 @@ class TaskFileVerifier(Verifier):
         """Whether some task has a ``choice`` or ``tool_call`` check (so confusion matrices apply)."""
         return any(isinstance(c, Choice | ToolCall) for checks in self.taskfile.checks.values() for c in checks)
 
+    def gradable(self, task_input: str) -> bool:
+        """Whether the task asked by ``task_input`` is known and has checks (the harness records the others
+        as unscored rather than 0)."""
+        return bool(self.taskfile.checks_for(task_input if isinstance(task_input, str) else str(task_input)))
+
     def score(self, task_input: str, output: str) -> Grade:
         """Grade ``output`` for the task asked by ``task_input`` with that task's checks.
 
