@@ -219,20 +219,23 @@ def test_title_content_words_exclude_stop_words() -> None:
         "bert", "pretraining", "deep", "bidirectional", "transformers", "language", "understanding")
 
 
-def test_title_partial_credit_is_the_share_of_content_words() -> None:
+def test_title_partial_credit_is_a_share_of_content_words_below_hedged() -> None:
+    # issue 17: partial credit is 0.4 x the share of content words (was the share itself, capped at 0.9)
     g = grade(BERT, "Deep Bidirectional Transformers for Language Understanding")  # 5 of 7
-    assert g.correctness == pytest.approx(5 / 7)
+    assert g.correctness == pytest.approx(0.4 * 5 / 7, abs=1e-6)
     assert g.well_formed == 1.0
+    assert g.composite < 0.75
     assert "5/7" in g.feedback
     half = grade("2005.14165/title", "Language Models")  # 2 of 4 content words
-    assert half.correctness == pytest.approx(0.5)
+    assert half.correctness == pytest.approx(0.2)
     below = grade(BERT, "Deep Transformers")  # 2 of 7 < half
     assert (below.correctness, below.well_formed) == (0.0, 1.0)
 
 
-def test_title_all_content_words_but_not_the_title_is_capped_below_one() -> None:
+def test_title_all_content_words_but_not_the_title_is_below_hedged() -> None:
+    # issue 17: was 0.5 <= correctness < 1.0
     g = grade("1706.03762/title", "Attention is all we need")
-    assert 0.5 <= g.correctness < 1.0
+    assert 0.0 < g.correctness < 0.5 and g.composite < 0.75
 
 
 def test_title_content_words_are_whole_words() -> None:
@@ -306,11 +309,12 @@ def test_year_right_next_to_the_id() -> None:
 
 @pytest.mark.parametrize(("output", "correct", "formed"), [
     ("2020", 1.0, 1.0), ("May 2020", 1.0, 1.0), ("2020-05-28", 1.0, 1.0), ("2020年", 1.0, 1.0),
-    ("2020 (not 2021)", 0.5, 1.0), ("2019, 2020 or 2021", 0.5, 1.0), ("2020, 2020", 1.0, 1.0),
+    ("2020 (not 2021)", 1.0, 1.0), ("2019, 2020 or 2021", 0.5, 1.0), ("2020, 2020", 1.0, 1.0),
     ("2005", 0.0, 1.0), ("2019 or 2021", 0.0, 1.0), ("1999", 0.0, 1.0),
     ("20200", 0.0, 0.0), ("the 2020s", 0.0, 0.0), ("'20", 0.0, 0.0), ("3020", 0.0, 0.0),
 ])
 def test_year_rule(output: str, correct: float, formed: float) -> None:
+    # issue 17: "2020 (not 2021)" commits to 2020 (a negated year does not count); it was 0.5 (hedged)
     g = grade(GPT3_YEAR, output)
     assert (g.correctness, g.well_formed) == (correct, formed)
 

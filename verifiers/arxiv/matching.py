@@ -1,0 +1,540 @@
+"""Reading a response: what it offers as an answer, and what it only mentions, echoes, refuses or retracts.
+
+The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
+
+* **Echoes.** A copy of the task's own question or rubric (case and spacing ignored) is not an answer and is
+  removed before grading.
+* **Refusals.** A refusal clause ("I'm sorry, I can't browse arXiv", "I don't know") is removed from the start
+  of its sentence to the end of it, or up to a contrast word ("but", "however", "my best guess") after which
+  the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, a
+  knowledge cut-off, "as of 2023") are never answers.
+* **Negations and corrections.** A candidate is retracted, and does not count, when a negator governs it
+  ("not A", "isn't A", "rather than A", "instead of A") or a correction follows it ("A? No - B", "A, or rather
+  B", "A, sorry, B", "A is wrong").  For authors also a role other than first ("A is the second author").
+* **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
+  list are offered together.
+
+Candidates are found with precompiled regular expressions; every helper takes the prepared text and
+character offsets into it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from verifiers.arxiv.normalise import (
+    DISCOURSE_WORDS,
+    NON_CONTENT_WORDS,
+    NON_NAME_WORDS,
+    fold,
+    squash,
+    strip_markup,
+)
+from verifiers.arxiv.papers import Paper
+
+#: Only this many leading characters are searched for an answer (bounds the work on huge outputs).
+MAX_GRADED_CHARS = 200_000
+
+# ------------------------------------------------------------------------------------------- IDs and years
+
+#: An arXiv identifier, base ``YYMM.NNNN(N)`` in group 1, optional ``vN``; not part of a longer number.
+ID_RE = re.compile(
+    r"(?<![0-9])(?<![0-9]\.)([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])(?!\.[0-9])"
+)
+_MONTH_OR_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
+#: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots or slashes
+#: (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``).  Other dotted numbers (an arXiv ID like
+#: 2005.14165, a version 3.11.2) are skipped whole; the skip branch is possessive, so linear on long digit runs.
+YEAR_RE = re.compile(
+    r"(?<![0-9.])((?:19|20)[0-9]{2})([./])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./][0-9])"
+    r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./][0-9])"
+    r"|(?<![0-9])[0-9]++(?:\.[0-9]++)++(?:v[0-9]+)?"
+    r"|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
+)
+
+
+def year_of(match: re.Match[str]) -> str | None:
+    """The year a :data:`YEAR_RE` match found, or ``None`` for a skipped dotted number."""
+    return match.group(1) or match.group(4) or match.group(5)
+
+
+# ------------------------------------------------------------------------------------- refusals and metadata
+
+#: First-person refusals and stock non-answers (a clause containing one is not an answer).
+REFUSAL_RE = re.compile(
+    r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
+    r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
+    r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
+    r"|not\s+(?:sure|certain)|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
+    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
+    r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
+    r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
+    r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
+    re.IGNORECASE,
+)
+#: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text).
+_REFUSAL_KEYS: tuple[str, ...] = ("n't", "n’t", "not", "cannot", "can not", "unable", "no idea", "sorry",
+                                  "afraid", "as an ai", "language model", "beyond my", "outside my", "have no",
+                                  "won", "will not")
+#: After a refusal phrase, the response may still commit: the part from one of these words on is kept.
+CONTRAST_RE = re.compile(
+    r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
+    r"|i\s+(?:think|believe|suspect)|it\s+(?:might|may|could|should|would)\s+be|maybe|perhaps|possibly"
+    r"|probably|likely)\b",
+    re.IGNORECASE,
+)
+#: Clause ends for refusals: sentence punctuation before a space, semicolons, colons and line breaks.
+_CLAUSE_END_RE = re.compile(r"[.!?;:](?=\s|$)|\n")
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
+           "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
+#: A number labelled as metadata, never an answer: a request/reference/ticket/error/session/trace id, a knowledge
+#: or training cut-off, "as of" / "last updated" dates.  The whole label-to-number stretch is blanked.
+METADATA_RE = re.compile(
+    r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
+    r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|last\s+updated|updated\s+(?:in|on)"
+    r"|request(?:\s+id)?|reference\s+(?:id|number|no\.?|code)|ticket|error(?:\s+code)?|session(?:\s+id)?"
+    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?))"
+    r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|up|to|until|through|ends?|ending|my|goes"
+    r"|extends|runs|only|stops|"
+    + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[\w:/.-]*?[0-9][\w:/.-]*",
+    re.IGNORECASE,
+)
+_METADATA_KEYS: tuple[str, ...] = ("cut", "training", "trained", "as of", "updated", "request", "reference",
+                                   "ticket", "error", "session", "trace", "incident", "case")
+
+# ----------------------------------------------------------------------------------- negations, corrections
+
+#: A negator governing what follows it (up to three linking words and an opening quote).
+NEGATION_BEFORE_RE = re.compile(
+    r"(?:\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
+    r"|\bunlike|\bexcept(?:\s+for)?)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
+    r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
+    r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
+    re.IGNORECASE,
+)
+#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").
+CORRECTION_AFTER_RE = re.compile(
+    r"[\s\"”’'`*_)\].,;:!?…—–-]*(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
+    r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+meant\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
+    r"|(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|not\s+(?:right|correct)))",
+    re.IGNORECASE,
+)
+#: Looked at on either side of a candidate.
+WINDOW = 48
+
+
+def retracted(text: str, start: int, end: int) -> bool:
+    """Whether the candidate at ``text[start:end]`` is negated or corrected (see the module docstring)."""
+    if NEGATION_BEFORE_RE.search(text, max(0, start - WINDOW), start):
+        return True
+    return CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None
+
+
+#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B".
+JOIN_AFTER_RE = re.compile(
+    r"[\s\"”’'`*_)\]]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b|/)"
+    r"\s*(?:(?:maybe|perhaps|possibly|probably|even)\s+)?[\"“‘'`*_(\[]*",
+    re.IGNORECASE,
+)
+#: An alternation right before a candidate: "B or A", "either B or A", "B / A".
+JOIN_BEFORE_RE = re.compile(
+    r"(?:\bor|/|\bnor|\beither|\bvs\.?|\bversus)\s*(?:(?:maybe|perhaps|possibly|probably|even)\s+)?"
+    r"[\"“‘'`*_(\[]*$",
+    re.IGNORECASE,
+)
+#: Where a phrase after an alternation ends.
+_PHRASE_END_RE = re.compile(r"[.;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
+_PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
+
+# ----------------------------------------------------------------------------------- title-like and names
+
+_UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-ЯΑ-Ω"
+#: A capitalised word (``Attention``, ``BERT``, ``RoBERTa``, ``Self-Improving``, ``Few-Shot``) or a word that
+#: starts with a digit and has a letter (``16x16``, ``2D``).
+CAP_WORD = rf"(?:[{_UPPER}][^\W_]*(?:['’-][^\W_]+)*|[0-9]+[^\W\d_][^\W_]*(?:-[^\W_]+)*)"
+#: Lower-case words a title keeps between capitalised ones ("Attention Is All You Need", "Worth 16x16 Words").
+MINOR_WORD = r"(?:a|an|the|of|in|on|at|to|for|with|via|into|over|under|is|are|as|vs\.?|its|towards?)"
+#: A title-case run: two or more capitalised words, joined by spaces (minor words allowed between), colons or
+#: dashes; "by", "from", "and", "or" and commas end a run (they attribute, list or alternate).
+TITLE_RUN_RE = re.compile(rf"{CAP_WORD}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
+CAP_WORD_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}")
+#: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
+#: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
+#: content word ("... in speech separation").
+_EXTEND_AFTER_RE = re.compile(
+    rf"(?:-(?=[^\W_])|\s*:\s*|\s+)(?:{MINOR_WORD}\s+)*(?:(?:A|An|The|On)\s+)?({CAP_WORD})"
+    r"|\s+(?:in|for|of|with|on|via|to|at|without|beyond|under|through|across|towards?|from)\s+([^\W\d_][\w'’-]*)",
+)
+#: ... or what precedes it: a capitalised word (not a possessive) right before, or a fused prefix ("Self-").
+_EXTEND_BEFORE_RE = re.compile(rf"(?:({CAP_WORD})(?:\s+{MINOR_WORD})*(?:\s+|\s*:\s*)|[^\W_]-)$")
+#: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.
+QUOTED_RE = re.compile(
+    r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”|‘([^’\n]{2,300})’|«([^»\n]{2,300})»|`([^`\n]{2,300})`"
+    r"|\*\*?([^*\n]{2,300}?)\*\*?|(?<![\w])_([^_\n]{2,300})_(?![\w])|(?<![\w])'([^'\n]{2,300})'(?![\w])"
+)
+_QUOTE_CHARS = "\"“‘«`*_'"
+#: A list item: a bullet or a number, then the item's text (group 1).
+LIST_ITEM_RE = re.compile(r"^[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)])[ \t]+(.+)$", re.MULTILINE)
+#: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
+_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
+_TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
+                           "exact title", "the title", "final answer"})
+_WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_WORD_PART_RE = re.compile(r"[0-9]+|[^\W\d_]+")
+_GAP = r"[\W_]*"  # optional separator inside a hyphen-fused word: "pre-training" / "pre training"
+
+
+def _content(words: Iterable[str]) -> list[str]:
+    """The words that carry content: not function, filler or meta words, and with a letter (not a number)."""
+    return [w for w in words if w.lower() not in NON_CONTENT_WORDS and not w.isdigit() and _LETTER_RE.search(w)]
+
+
+def title_like(phrase: str) -> bool:
+    """Whether ``phrase`` reads as a title: at least one word that is not a function, filler or meta word, and
+    either two or more words or a capitalised word (a one-word lower-case phrase is not a title)."""
+    words = _WORD_RE.findall(phrase)
+    if not _content(words):
+        return False
+    return len(words) >= 2 or bool(CAP_WORD_RE.match(words[0]))
+
+
+def _strip_item(line: str) -> str:
+    """A line without list marker, title label, emphasis and surrounding quotes."""
+    label = _LABEL_RE.match(line)
+    if label and label.group(1).strip().lower() in _TITLE_LABELS:
+        line = line[label.end():]
+    return line.strip().strip(_QUOTE_CHARS + "”’»").strip().rstrip(".!?,;").strip(_QUOTE_CHARS + "”’»").strip()
+
+
+def title_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` offered as titles: title-case runs with a content word, quoted spans that read as a title,
+    and the whole response when it is one short line (at most 20 words) with no filler word.  Retracted spans
+    ("not X") are left out."""
+    spans: list[tuple[int, int]] = []
+    for run in TITLE_RUN_RE.finditer(text):
+        if _content(_WORD_RE.findall(run.group())):
+            spans.append(run.span())
+    if any(c in text for c in _QUOTE_CHARS):
+        for quoted in QUOTED_RE.finditer(text):
+            group = next(g for g in range(1, 9) if quoted.group(g) is not None)
+            if title_like(quoted.group(group)):
+                spans.append(quoted.span(group))
+    stripped = text.strip()
+    if stripped and "\n" not in stripped:
+        words = _WORD_RE.findall(stripped)
+        lowered = {w.lower() for w in words}
+        if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _content(words):
+            start = text.index(stripped)
+            spans.append((start, start + len(stripped)))
+    return [(s, e) for s, e in spans if not retracted(text, s, e)]
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Inner spans of every quoted or emphasised stretch of ``text`` (see :data:`QUOTED_RE`)."""
+    if not any(c in text for c in _QUOTE_CHARS):
+        return []
+    out = []
+    for quoted in QUOTED_RE.finditer(text):
+        group = next(g for g in range(1, 9) if quoted.group(g) is not None)
+        out.append(quoted.span(group))
+    return out
+
+
+def is_extended(text: str, start: int, end: int, quoted: list[tuple[int, int]]) -> bool:
+    """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
+    inside the same quotes, a subtitle, further capitalised words or a fused prefix around it, or a preposition
+    and a content word after it."""
+    for qs, qe in quoted:
+        if qs <= start and end <= qe and _content(_WORD_RE.findall(text[qs:start] + " " + text[end:qe])):
+            return True
+    after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
+    if after is not None:
+        word = after.group(1) or after.group(2)
+        if word.lower() not in NON_NAME_WORDS and not word.lower().endswith(("'s", "’s")):
+            return True
+    before = _EXTEND_BEFORE_RE.search(text, max(0, start - WINDOW), start)
+    if before is not None:
+        word = before.group(1)
+        if word is None:
+            return True
+        return word.lower() not in NON_NAME_WORDS and not word.lower().endswith(("'s", "’s"))
+    return False
+
+
+def alternative_after(text: str, end: int, offered: Callable[[str], bool]) -> bool:
+    """Whether an alternation right after ``end`` offers another candidate (``offered(phrase)``)."""
+    join = JOIN_AFTER_RE.match(text, end, end + WINDOW)
+    if join is None:
+        return False
+    rest = text[join.end(): join.end() + 300]
+    stop = _PHRASE_END_RE.search(rest)
+    phrase = rest[: stop.start()] if stop else rest
+    return bool(phrase.strip()) and offered(phrase)
+
+
+def alternative_before(text: str, start: int, offered: Callable[[str], bool]) -> bool:
+    """Whether an alternation right before ``start`` follows another candidate (``offered(phrase)``)."""
+    join = JOIN_BEFORE_RE.search(text, max(0, start - WINDOW), start)
+    if join is None:
+        return False
+    head = text[max(0, join.start() - 300): join.start()]
+    starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
+    phrase = head[starts[-1]:] if starts else head
+    phrase = phrase.strip().strip(_QUOTE_CHARS + "”’»")
+    return bool(phrase) and offered(phrase)
+
+
+def listed_items(text: str) -> list[tuple[int, int]]:
+    """Spans of the list items of ``text`` (bulleted or numbered lines; or, when the response is only two or
+    more short lines, each line)."""
+    if "\n" not in text:
+        return []
+    items = [m.span(1) for m in LIST_ITEM_RE.finditer(text)]
+    if items:
+        return items
+    lines = [m for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
+    if len(lines) >= 2 and all(len(_WORD_RE.findall(m.group())) <= 15 for m in lines):
+        return [m.span() for m in lines]
+    return []
+
+
+def item_offers_title(text: str, span: tuple[int, int]) -> bool:
+    """Whether a list item is a title on its own (a label other than a title label disqualifies it)."""
+    item = text[span[0]:span[1]]
+    label = _LABEL_RE.match(item)
+    if label and label.group(1).strip().lower() not in _TITLE_LABELS:
+        return False
+    return title_like(_strip_item(item))
+
+
+def name_like(word: str, exclude: frozenset[str]) -> bool:
+    """Whether a capitalised word may be a person's name: two letters or more, not a function, filler, meta or
+    citation word, not a word of the question (``exclude``), not a possessive of one."""
+    lowered = word.lower()
+    if lowered.endswith(("'s", "’s")):
+        lowered = lowered[:-2]
+    return sum(c.isalpha() for c in lowered) >= 2 and lowered not in NON_NAME_WORDS and lowered not in exclude
+
+
+def name_tokens(text: str, exclude: frozenset[str], limit: int = 3) -> list[str]:
+    """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words that are not
+    retracted; or, for a response of at most four lower-case words, those words."""
+    names: list[str] = []
+    for match in CAP_WORD_RE.finditer(text):
+        if name_like(match.group(), exclude) and not retracted(text, match.start(), match.end()):
+            names.append(match.group())
+            if len(names) >= limit:
+                return names
+    if not names:
+        words = _WORD_RE.findall(text)
+        if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and not (
+                {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
+            names = words
+    return names
+
+
+# ----------------------------------------------------------------------------------------- preparing a text
+
+
+@dataclass(frozen=True)
+class Echo:
+    """A sentence of the task (question or rubric) that an answer must not be credited for repeating."""
+
+    key: str
+    pattern: re.Pattern[str]
+
+    @classmethod
+    def of(cls, sentence: str) -> Echo:
+        """The echo of ``sentence``: case-insensitive, any whitespace, final punctuation optional."""
+        words = sentence.rstrip("?.!").split()
+        pattern = re.compile(r"\s+".join(map(re.escape, words)) + r"[?.!]?", re.IGNORECASE)
+        return cls(_key(sentence), pattern)
+
+
+@dataclass(frozen=True)
+class Response:
+    """A response ready for grading.
+
+    Attributes:
+        text: the first ``MAX_GRADED_CHARS`` characters, LaTeX markup stripped, with echoes, refusal clauses and
+            metadata numbers blanked (replaced by spaces).
+        lower: ``text.lower()``, for cheap substring prefilters only (offsets are taken in ``text``).
+        raw: the output as given (first ``MAX_GRADED_CHARS`` characters), for quoting in feedback.
+        refusal: a refusal phrase was found.
+        echoed: a copy of the question or rubric was removed.
+        truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
+    """
+
+    text: str
+    lower: str
+    raw: str = ""
+    refusal: bool = False
+    echoed: bool = False
+    truncated: bool = False
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    out, pos = [], 0
+    for start, end in sorted(spans):
+        start = max(start, pos)
+        if start < end:
+            out += [text[pos:start], " " * (end - start)]
+            pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _refusal_spans(text: str) -> list[tuple[int, int]]:
+    ends = [m.start() for m in _CLAUSE_END_RE.finditer(text)]
+    spans = []
+    for phrase in REFUSAL_RE.finditer(text):
+        i = bisect.bisect_left(ends, phrase.start())
+        clause_start = ends[i - 1] + 1 if i else 0
+        j = bisect.bisect_left(ends, phrase.end())
+        clause_end = ends[j] if j < len(ends) else len(text)
+        contrast = CONTRAST_RE.search(text, phrase.end(), clause_end)
+        spans.append((clause_start, contrast.start() if contrast else clause_end))
+    return spans
+
+
+def prepare(output: str, echoes: Iterable[Echo] = ()) -> Response:
+    """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, strip markup, blank ``echoes`` of the task,
+    refusal clauses and metadata numbers (see the module docstring)."""
+    truncated = len(output) > MAX_GRADED_CHARS
+    raw = output[:MAX_GRADED_CHARS] if truncated else output
+    text = strip_markup(raw)
+    lower = text.lower()
+    spans: list[tuple[int, int]] = []
+    echoed = False
+    for echo in echoes:
+        if echo.key in lower:
+            found = [m.span() for m in echo.pattern.finditer(text)]
+            echoed = echoed or bool(found)
+            spans += found
+    if any(key in lower for key in _METADATA_KEYS):
+        spans += [m.span() for m in METADATA_RE.finditer(text)]
+    refusal = False
+    if any(key in lower for key in _REFUSAL_KEYS):
+        found = _refusal_spans(text)
+        refusal = bool(found)
+        spans += found
+    if spans:
+        text = _blank(text, spans)
+        lower = text.lower()
+    return Response(text, lower, raw, refusal, echoed, truncated)
+
+
+# ------------------------------------------------------------------------------------------- per-paper data
+
+
+def _parts_pattern(phrase: str) -> str:
+    """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them."""
+    parts = _WORD_PART_RE.findall(fold(phrase))
+    return r"(?<![^\W_])" + _GAP.join(map(re.escape, parts)) + r"(?![^\W_])"
+
+
+def _key(phrase: str) -> str:
+    """The longest letter or digit run of ``phrase``, lower-cased: every match of its pattern contains it."""
+    return max(_WORD_PART_RE.findall(fold(phrase)), key=len)
+
+
+#: Words ignored when counting a title's content words.
+STOP_WORDS: frozenset[str] = frozenset(
+    "a an the of in into on at to for from by with and or is are be can its it all you we our".split()
+)
+
+
+def content_words(title: str) -> tuple[str, ...]:
+    """Distinct content words of a title, in order: whitespace-separated words, squashed, minus
+    ``STOP_WORDS``.  A hyphenated compound ("Chain-of-Thought") is one word."""
+    words = (squash(word) for word in title.split())
+    return tuple(dict.fromkeys(word for word in words if word and word not in STOP_WORDS))
+
+
+@dataclass(frozen=True)
+class TitleMatcher:
+    """One title's precompiled matcher: ``key`` (a substring every match contains) and ``pattern``
+    (case-insensitive; case, punctuation, spacing and hyphenation may differ)."""
+
+    title: str
+    key: str
+    pattern: re.Pattern[str]
+
+    @classmethod
+    def of(cls, title: str) -> TitleMatcher:
+        """Compile the matcher of ``title``."""
+        return cls(title, _key(title), re.compile(_parts_pattern(title), re.IGNORECASE))
+
+    def spans(self, text: str, lower: str) -> list[tuple[int, int]]:
+        """Spans of ``text`` where the title occurs (``lower`` is ``text.lower()``, for the prefilter)."""
+        if self.key not in lower:
+            return []
+        return [m.span() for m in self.pattern.finditer(text)]
+
+
+@dataclass(frozen=True)
+class PaperMatcher:
+    """Precompiled matchers for one paper (built once per verifier, used on every grade).
+
+    Attributes:
+        title: matcher of this paper's title.
+        title_words: ``(squashed content word, whole-word pattern)`` per content word, for partial credit.
+        other_titles: matchers of every other known paper's title.
+        author_key: the surname, lower-cased (prefilter of ``author``).
+        author: the citation forms of the first author accepted as naming them (see ``author_pattern``).
+        ambiguous: the surname is also a common English word.
+        question_words: lower-cased words of each kind's question (never names).
+    """
+
+    paper: Paper
+    title: TitleMatcher
+    title_words: tuple[tuple[str, re.Pattern[str]], ...]
+    other_titles: tuple[TitleMatcher, ...]
+    author_key: str
+    author: re.Pattern[str]
+    ambiguous: bool
+    question_words: dict[str, frozenset[str]]
+
+    @classmethod
+    def build(cls, paper: Paper, others: Iterable[Paper], questions: dict[str, str]) -> PaperMatcher:
+        """Compile the matchers of ``paper``; ``others`` are the other known papers, ``questions`` the
+        question of each task kind (``{kind: question}``)."""
+        originals = {squash(w): w for w in paper.title.split()}
+        title_words = tuple((key, re.compile(_parts_pattern(originals[key]), re.IGNORECASE))
+                            for key in content_words(paper.title))
+        ambiguous = paper.last_name.lower() in NON_CONTENT_WORDS
+        qwords = {kind: frozenset(w.lower() for w in _WORD_RE.findall(q)) for kind, q in questions.items()}
+        return cls(paper, TitleMatcher.of(paper.title), title_words,
+                   tuple(TitleMatcher.of(o.title) for o in others if o.title != paper.title),
+                   paper.last_name.lower(), author_pattern(paper, ambiguous), ambiguous, qwords)
+
+
+def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
+    """The first author's accepted citation forms, one rule for every author.
+
+    The surname counts, as a whole word in any case, when written in a citation form: with the given name
+    (either order, "Kaiming He", "He Kaiming", "He, Kaiming"), with the given name's initial ("K. He", "He, K."),
+    followed by "et al." ("He et al."), or as the whole answer.  A surname that is not also a common English
+    word counts on its own too ("Kingma wrote it"); one that is ("He", "Long") counts only in those forms, since
+    alone it reads as the word.  Source: author-date citation conventions (APA 7th ed., sections 8.17 and 9.8:
+    "Surname et al." in text, "Surname, Initials." in references).
+    """
+    surname = _parts_pattern(paper.last_name)
+    if not ambiguous:
+        return re.compile(surname, re.IGNORECASE)
+    given = _parts_pattern(paper.given_name)
+    initial = re.escape(paper.given_name[0].upper())
+    middle = r"(?:\s+(?-i:[A-Z])\.?)*"
+    forms = [
+        rf"{given}{middle}\s+{surname}",                       # Kaiming He, Ian J. Goodfellow
+        rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
+        rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
+        rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
+        rf"{surname}\s+et\.?\s+al\b",                           # He et al.
+        rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
+    ]
+    return re.compile("|".join(f"(?:{f})" for f in forms), re.IGNORECASE)
