@@ -41,8 +41,6 @@ from verifiers.arxiv.matching import (
     item_offers_title,
     listed_items,
     name_tokens,
-    quoted_spans,
-    retracted,
     title_like,
     title_spans,
     year_of,
@@ -59,6 +57,10 @@ HEDGED_CREDIT = 0.5
 PARTIAL_TITLE_MIN_SHARE = 0.5
 #: ... and earns this times that share (at most 0.4: clearly below a hedged answer's 0.5).
 PARTIAL_TITLE_WEIGHT = 0.4
+
+#: At most this many occurrences of the title or the author's name are examined (bounds the work on huge,
+#: repetitive outputs; an ordinary answer has a handful).
+MAX_OCCURRENCES = 50
 
 Verdict = tuple[float, float, str]
 
@@ -89,7 +91,7 @@ def no_answer(expected: str, shape: str, r: Response, hint: str = "") -> Verdict
     if r.truncated:
         return 0.0, 0.0, (f"expected {expected}; the output was too long to grade: only its first "
                           f"{MAX_GRADED_CHARS:,} characters are searched and hold no {shape}{hint}")
-    why = ("; the response refuses or says it does not know" if r.refusal else
+    why = ("; the response refuses or says it does not know" if r.refused() else
            "; the response repeats the question or rubric" if r.echoed else "")
     return 0.0, 0.0, (f"expected {expected}; no answer of the expected shape ({shape}) was found{why}{hint}; "
                       f"response: {quote(r.raw)}")
@@ -108,16 +110,61 @@ def committed_or_hedged(found: list[str], want: str, what: str, hint: str = "") 
     return 0.0, 1.0, f"expected {what} {want}, response said {listing(found)}{hint}"
 
 
+#: Every arXiv ID has a dot and four digits; every year starts "19" or "20".  Patterns with a literal first
+#: character are scanned fast by ``re``; the full ID_RE / YEAR_RE then runs only where these hit.
+_ID_HIT_RE = re.compile(r"\.[0-9]{4}")
+_YEAR_HIT_RES = (re.compile(r"19[0-9]{2}"), re.compile(r"20[0-9]{2}"))
+_NUMBER_CHARS = frozenset("0123456789.")
+
+
 def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
-    """Distinct values of ``matches`` (value, start, end) that are not retracted, in order."""
-    return list(dict.fromkeys(v for v, s, e in matches if not retracted(r.text, s, e)))
+    """Distinct values of ``matches`` (value, start, end) that count as offered answers, in order (a value is
+    checked only until one of its occurrences counts)."""
+    found: dict[str, None] = {}
+    for value, start, end in matches:
+        if value not in found and r.counts(start, end, numeric=True):
+            found[value] = None
+    return list(found)
+
+
+def find_ids(text: str) -> list[tuple[str, int, int]]:
+    """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span)."""
+    out = []
+    for hit in _ID_HIT_RE.finditer(text):
+        if hit.start() >= 4:
+            x = ID_RE.match(text, hit.start() - 4)
+            if x is not None:
+                out.append((x.group(1), x.start(), x.end()))
+    return out
+
+
+def find_years(text: str) -> list[tuple[str, int, int]]:
+    """``(year, start, end)`` of every year :data:`YEAR_RE` finds in ``text``, in order.  Each run of digits and
+    dots (a number, an ID, a date) is read once, from its start, however many "19"/"20" it holds."""
+    hits = sorted(h.start() for pattern in _YEAR_HIT_RES for h in pattern.finditer(text))
+    out, covered, n = [], 0, len(text)
+    for hit in hits:
+        if hit < covered:
+            continue
+        start = hit
+        while start > covered and text[start - 1] in _NUMBER_CHARS:  # the whole dotted number or date
+            start -= 1
+        covered = hit
+        while covered < n and text[covered] in _NUMBER_CHARS:
+            covered += 1
+        x = YEAR_RE.match(text, start)
+        if x is not None and x.end() > hit:
+            year = year_of(x)
+            if year:
+                out.append((year, x.start(), x.end()))
+    return out
 
 
 def grade_id(m: PaperMatcher, r: Response) -> Verdict:
     """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
     want = m.paper.arxiv_id
-    found = _values(r, [(x.group(1), x.start(), x.end()) for x in ID_RE.finditer(r.text)])
+    found = _values(r, find_ids(r.text))
     if not found:
         return no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", r)
     return committed_or_hedged(found, want, "ID")
@@ -130,20 +177,20 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     p = m.paper
     want = str(p.year)
     hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
-    matches = []
-    for x in YEAR_RE.finditer(r.text):
-        year = year_of(x)
-        if year:
-            matches.append((year, x.start(), x.end()))
-    found = _values(r, matches)
+    found = _values(r, find_years(r.text))
     if not found:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
     return committed_or_hedged(found, want, "year", hint)
 
 
 def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
-    return [t.title for t in m.other_titles
-            if any(not retracted(r.text, s, e) for s, e in t.spans(r.text, r.lower))]
+    """The other known titles the response offers (occurrences that count), in gate-group order."""
+    lower, found = r.lower, []
+    for gate, group in m.other_titles:
+        if gate in lower:
+            found += [t.phrase for t in group
+                      if t.key in lower and any(r.counts(s, e) for s, e in t.spans(r.text, lower))]
+    return found
 
 
 def _listed_rival(r: Response, spans: list[tuple[int, int]]) -> bool:
@@ -165,12 +212,11 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
-    quoted = quoted_spans(text)
     committed, extended = [], 0
-    for start, end in m.title.spans(text, r.lower):
-        if retracted(text, start, end):
+    for start, end in m.title.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if not r.counts(start, end):
             continue
-        if is_extended(text, start, end, quoted):
+        if is_extended(text, start, end):
             extended += 1
         else:
             committed.append((start, end))
@@ -185,7 +231,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extended or others:
         said = listing(others) if others else "a longer title that contains it (another paper)"
         return 0.0, 1.0, f"expected title '{title}', response gave a different paper's title: {said}"
-    spans = title_spans(text)
+    spans = title_spans(r)
     if not spans:
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
@@ -205,24 +251,22 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     name, last, text = m.paper.first_author, m.paper.last_name, r.text
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
-    if m.author_key in r.lower:
-        for x in m.author.finditer(text):
-            start, end = x.span()
-            if (retracted(text, start, end) or _ROLE_AFTER.match(text, end, end + 60)
-                    or _ROLE_BEFORE.search(text, max(0, start - 40), start)):
-                retracted_any = True
-            else:
-                committed.append((start, end))
+    for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if (not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60)
+                or _ROLE_BEFORE.search(text, max(0, start - 40), start)):
+            retracted_any = True
+        else:
+            committed.append((start, end))
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, exclude | {m.author_key}, 1))  # noqa: E731
+        offers_name = lambda phrase: bool(name_tokens(phrase, exclude | {m.author.key}, 1))  # noqa: E731
         if any(alternative_after(text, e, offers_name) or alternative_before(text, s, offers_name)
                for s, e in committed):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"
-    names = name_tokens(text, exclude)
+    names = name_tokens(text, exclude, 1, counts=r.counts)
     if not names and not retracted_any:
         return no_answer(f"first author {name}", "a name", r, hint)
     why = "" if names else f" ({last} only negated or not as first author)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, conciseness
-from verifiers.arxiv.matching import Echo, PaperMatcher, prepare
+from verifiers.arxiv.matching import PaperMatcher, Phrase, prepare
 from verifiers.arxiv.normalise import clip, normalise_whitespace, quote
 from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
 from verifiers.base import Grade, Splits, Task, Verifier, composite_score
@@ -29,8 +29,8 @@ class ArxivVerifier(Verifier):
             questions = {kind: t.format(title=paper.title, arxiv_id=paper.arxiv_id)
                          for kind, t in QUESTION_TEMPLATES.items()}
             self._matchers[paper.arxiv_id] = PaperMatcher.build(paper, papers, questions)
-        self._echoes: dict[str, tuple[Echo, Echo]] = {
-            t.task_id: (Echo.of(t.question), Echo.of(t.expected_behavior)) for t in self._tasks}
+        self._echoes: dict[str, tuple[Phrase, Phrase]] = {
+            t.task_id: (Phrase.sentence(t.question), Phrase.sentence(t.expected_behavior)) for t in self._tasks}
         self._index: dict[str, Task] = {}
         for task in self._tasks:
             self._index[task.question] = task
