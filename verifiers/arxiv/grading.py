@@ -38,14 +38,14 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     is_extended,
-    item_offers_title,
+    item_offers,
     listed_items,
     name_tokens,
     title_like,
     title_spans,
     year_of,
 )
-from verifiers.arxiv.normalise import listing, quote
+from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
 CONCISE_CHARS = 800
@@ -193,17 +193,17 @@ def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
     return found
 
 
-def _listed_rival(r: Response, spans: list[tuple[int, int]]) -> bool:
-    """Whether another title is offered with the title at ``spans``: by an alternation, or as another item of
-    the list the title is an item of."""
+def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether another candidate (``offered(phrase)``) is offered with the one at ``spans``: by an alternation,
+    or as another item of the list it is an item of."""
     text = r.text
     for start, end in spans:
-        if alternative_after(text, end, title_like) or alternative_before(text, start, title_like):
+        if alternative_after(text, end, offered) or alternative_before(text, start, offered):
             return True
     items = listed_items(text)
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
-        if mine and any(item_offers_title(text, i) for i in items if i not in mine):
+        if mine and any(item_offers(text, i, offered) for i in items if i not in mine):
             return True
     return False
 
@@ -223,7 +223,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = _other_titles(m, r)
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed):
+        if rivals or _listed_rival(r, committed, title_like):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
                                         f"({shown}); commit to one title")
@@ -244,6 +244,24 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
 
 
+def _name_start(text: str, start: int) -> int:
+    """Where the full name ending in the surname at ``start`` begins: up to three capitalised given names or
+    initials right before it ("Diederik P. Kingma"), so a negation of the full name reaches the surname."""
+    head = text[max(0, start - 40):start]
+    if not head or head[-1] not in " \t":
+        return start
+    words = head.split()
+    taken = 0
+    for word in reversed(words[-3:]):
+        core = word.rstrip(".")
+        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or core.lower() in NON_NAME_WORDS:
+            break
+        taken += 1
+    if not taken:
+        return start
+    return text.rfind(words[-taken], max(0, start - 40), start)
+
+
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
@@ -252,6 +270,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        start = _name_start(text, start)
         if (not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60)
                 or _ROLE_BEFORE.search(text, max(0, start - 40), start)):
             retracted_any = True
@@ -261,8 +280,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if m.ambiguous else ""
     if committed:
         offers_name = lambda phrase: bool(name_tokens(phrase, exclude | {m.author.key}, 1))  # noqa: E731
-        if any(alternative_after(text, e, offers_name) or alternative_before(text, s, offers_name)
-               for s, e in committed):
+        if _listed_rival(r, committed, offers_name):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"

@@ -216,8 +216,9 @@ CAP_WORD_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}")
 #: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
 #: content word ("... in speech separation").
 _EXTEND_AFTER_RE = re.compile(
-    rf"(?:-(?=[^\W_])|\s*:\s*|\s+)(?:{MINOR_WORD}\s+)*(?:(?:A|An|The|On)\s+)?({CAP_WORD})"
-    r"|\s+(?:in|for|of|with|on|via|to|at|without|beyond|under|through|across|towards?|from)\s+([^\W\d_][\w'’-]*)",
+    rf"(?:-(?=[^\W_])|[ \t]*:[ \t]*|[ \t]+)(?:{MINOR_WORD}[ \t]+)*(?:(?:A|An|The|On)[ \t]+)?({CAP_WORD})"
+    r"|[ \t]+(?:in|for|of|with|on|via|to|at|without|beyond|under|through|across|towards?|from)[ \t]+"
+    r"([^\W\d_][\w'’-]*)",
 )
 _CAP_WORD_FULL_RE = re.compile(CAP_WORD)
 _MINOR_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs vs. its toward towards"
@@ -228,6 +229,7 @@ def _extended_before(text: str, start: int) -> bool:
     """Whether what precedes ``start`` extends a title: a fused prefix ("Self-"), or a capitalised word that is
     not filler, a citation word or a possessive, right before it (lower-case minor words and a colon between)."""
     head = text[max(0, start - 60):start]
+    head = head[head.rfind("\n") + 1:]  # a title does not continue across a line break
     if not head:
         return False
     if head[-1] == "-":
@@ -255,7 +257,7 @@ _QUOTE_CHARS = "\"“‘«`*_'"
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
 _LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
 _TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
-                           "exact title", "the title", "final answer"})
+                           "exact title", "the title", "final answer", "author", "first author", "name"})
 _WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _WORD_PART_RE = re.compile(r"[0-9]+|[^\W\d_]+")
@@ -263,8 +265,10 @@ _GAP = r"[\W_]*"  # optional separator inside a hyphen-fused word: "pre-training
 
 
 def _content(words: Iterable[str]) -> list[str]:
-    """The words that carry content: not function, filler or meta words, and with a letter (not a number)."""
-    return [w for w in words if w.lower() not in NON_CONTENT_WORDS and not w.isdigit() and _LETTER_RE.search(w)]
+    """The words that carry content: two characters or more, not function, filler or meta words, and with a
+    letter (not a number)."""
+    return [w for w in words
+            if len(w) > 1 and w.lower() not in NON_CONTENT_WORDS and not w.isdigit() and _LETTER_RE.search(w)]
 
 
 def title_like(phrase: str) -> bool:
@@ -405,13 +409,14 @@ def listed_items(text: str) -> list[tuple[int, int]]:
     return []
 
 
-def item_offers_title(text: str, span: tuple[int, int]) -> bool:
-    """Whether a list item is a title on its own (a label other than a title label disqualifies it)."""
+def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
+    """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
+    quotes); a label other than an answer label ("Authors:", "Year:") disqualifies it."""
     item = text[span[0]:span[1]]
     label = _LABEL_RE.match(item)
     if label and label.group(1).strip().lower() not in _TITLE_LABELS:
         return False
-    return title_like(_strip_item(item))
+    return offered(_strip_item(item))
 
 
 def name_like(word: str, exclude: frozenset[str]) -> bool:

@@ -46,6 +46,8 @@ browse browsing access knowledge cutoff cut-off data training model assistant ai
 ai-assistant llm chatbot response responses reply query request user system instructions instruction
 rubric expected behavior behaviour states gives names committing commit single nothing else candidate
 candidates listing listed something someone anything anyone everything everyone thing things stuff
+go going goes see get got make made take want try use used come keep put show seem feel wait done unable
+unfortunate apologies refuse decline ticket session request error trace incident code
 """.split())
 
 #: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
@@ -53,6 +55,7 @@ NON_CONTENT_WORDS: frozenset[str] = FUNCTION_WORDS | DISCOURSE_WORDS
 #: Words that are never a person's name (capitalised or not): the above plus the nouns of a citation.
 NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "paper papers preprint conference journal proceedings et al al. university institute lab team group "
+    "ticket request reference error session trace incident case code cut-off cutoff update updated "
     "google openai deepmind meta microsoft facebook nvidia stanford berkeley mit neurips nips icml iclr cvpr "
     "acl emnlp pytorch tensorflow transformer transformers".split())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, conciseness
-from verifiers.arxiv.matching import PaperMatcher, Phrase, prepare
+from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, prepare
 from verifiers.arxiv.normalise import clip, normalise_whitespace, quote
 from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
 from verifiers.base import Grade, Splits, Task, Verifier, composite_score
@@ -70,6 +70,8 @@ class ArxivVerifier(Verifier):
                          clip(f"no ground truth is registered for this task: {quote(str(task_input))}"))
         response = prepare(text, self._echoes[task.task_id])
         correctness, well_formed, feedback = GRADERS[task.kind](self._matchers[task.group], response)
+        if response.truncated and well_formed:
+            feedback += f"; output too long to grade in full (only its first {MAX_GRADED_CHARS:,} characters are read)"
         n_chars = len(text.strip())
         concise = conciseness(n_chars) if well_formed else 0.0
         if well_formed and concise < 1.0:
