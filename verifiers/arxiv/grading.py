@@ -235,7 +235,9 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if not spans:
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
-    hits = max(sum(1 for key, pattern in m.title_words if pattern.search(text, s, e)) for s, e in spans)
+    lower = r.lower
+    hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
+               for s, e in spans)
     share = hits / total if total else 0.0
     if share >= PARTIAL_TITLE_MIN_SHARE:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)

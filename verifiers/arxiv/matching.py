@@ -675,7 +675,8 @@ class PaperMatcher:
 
     Attributes:
         title: matcher of this paper's title.
-        title_words: ``(squashed content word, whole-word pattern)`` per content word, for partial credit.
+        title_words: ``(key, whole-word pattern)`` per content word, for partial credit (``key``: a lower-case
+            substring of every match, the prefilter).
         other_titles: matchers of every other known paper's title, grouped under gate words: ``(gate, group)``,
             where every title of ``group`` contains ``gate`` (one substring test rules out a whole group).
         author: the citation forms of the first author accepted as naming them (see ``author_pattern``).
@@ -696,7 +697,7 @@ class PaperMatcher:
         """Compile the matchers of ``paper``; ``others`` are the other known papers, ``questions`` the
         question of each task kind (``{kind: question}``)."""
         originals = {squash(w): w for w in paper.title.split()}
-        title_words = tuple((key, re.compile(_parts_pattern(originals[key]), re.IGNORECASE))
+        title_words = tuple((_key(originals[key]), re.compile(_parts_pattern(originals[key]), re.IGNORECASE))
                             for key in content_words(paper.title))
         ambiguous = paper.last_name.lower() in NON_CONTENT_WORDS
         qwords = {kind: frozenset(w.lower() for w in _WORD_RE.findall(q)) for kind, q in questions.items()}

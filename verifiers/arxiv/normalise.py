@@ -56,7 +56,8 @@ NON_CONTENT_WORDS: frozenset[str] = FUNCTION_WORDS | DISCOURSE_WORDS
 NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "paper papers preprint conference journal proceedings et al al. university institute lab team group "
     "ticket request reference error session trace incident case code cut-off cutoff update updated "
-    "google openai deepmind meta microsoft facebook nvidia stanford berkeley mit neurips nips icml iclr cvpr "
+    "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
+    "neurips nips icml iclr cvpr "
     "acl emnlp pytorch tensorflow transformer transformers".split())
 
 _NON_ALNUM_RE = re.compile(r"[\W_]+")
