@@ -205,12 +205,13 @@ _PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[�
 _UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-ЯΑ-Ω"
 #: A capitalised word (``Attention``, ``BERT``, ``RoBERTa``, ``Self-Improving``, ``Few-Shot``) or a word that
 #: starts with a digit and has a letter (``16x16``, ``2D``).
-CAP_WORD = rf"(?:[{_UPPER}][^\W_]*(?:['’-][^\W_]+)*|[0-9]+[^\W\d_][^\W_]*(?:-[^\W_]+)*)"
+CAP_WORD = rf"(?:[{_UPPER}][^\W_]*+(?:['’-][^\W_]++)*+|[0-9]++[^\W\d_][^\W_]*+(?:-[^\W_]++)*+)"
 #: Lower-case words a title keeps between capitalised ones ("Attention Is All You Need", "Worth 16x16 Words").
 MINOR_WORD = r"(?:a|an|the|of|in|on|at|to|for|with|via|into|over|under|is|are|as|vs\.?|its|towards?)"
 #: A title-case run: two or more capitalised words, joined by spaces (minor words allowed between), colons or
-#: dashes; "by", "from", "and", "or" and commas end a run (they attribute, list or alternate).
-TITLE_RUN_RE = re.compile(rf"{CAP_WORD}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
+#: dashes; "by", "from", "and", "or" and commas end a run (they attribute, list or alternate).  Possessive
+#: quantifiers and the lookbehind keep the scan linear (no backtracking into, or restarting inside, a word).
+TITLE_RUN_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
 CAP_WORD_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}")
 #: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
 #: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
