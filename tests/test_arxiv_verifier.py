@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -20,7 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifiers.arxiv import (
+    HEDGED_CREDIT,
     KINDS,
+    MAX_GRADED_CHARS,
     PAPERS,
     ArxivApiError,
     ArxivVerifier,
@@ -34,7 +35,7 @@ from verifiers.arxiv import (
     validate,
 )
 from verifiers.base import DatasetError, Grade, Task, composite_score
-from verifiers.registry import get_verifier
+from verifiers.registry import get_verifier, register_verifier
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -219,20 +220,23 @@ def test_title_content_words_exclude_stop_words() -> None:
         "bert", "pretraining", "deep", "bidirectional", "transformers", "language", "understanding")
 
 
-def test_title_partial_credit_is_the_share_of_content_words() -> None:
+def test_title_partial_credit_is_a_share_of_content_words_below_hedged() -> None:
+    # issue 17: partial credit is 0.4 x the share of content words (was the share itself, capped at 0.9)
     g = grade(BERT, "Deep Bidirectional Transformers for Language Understanding")  # 5 of 7
-    assert g.correctness == pytest.approx(5 / 7)
+    assert g.correctness == pytest.approx(0.4 * 5 / 7, abs=1e-6)
     assert g.well_formed == 1.0
+    assert g.composite < 0.75
     assert "5/7" in g.feedback
     half = grade("2005.14165/title", "Language Models")  # 2 of 4 content words
-    assert half.correctness == pytest.approx(0.5)
+    assert half.correctness == pytest.approx(0.2)
     below = grade(BERT, "Deep Transformers")  # 2 of 7 < half
     assert (below.correctness, below.well_formed) == (0.0, 1.0)
 
 
-def test_title_all_content_words_but_not_the_title_is_capped_below_one() -> None:
+def test_title_all_content_words_but_not_the_title_is_below_hedged() -> None:
+    # issue 17: was 0.5 <= correctness < 1.0
     g = grade("1706.03762/title", "Attention is all we need")
-    assert 0.5 <= g.correctness < 1.0
+    assert 0.0 < g.correctness < 0.5 and g.composite < 0.75
 
 
 def test_title_content_words_are_whole_words() -> None:
@@ -306,11 +310,12 @@ def test_year_right_next_to_the_id() -> None:
 
 @pytest.mark.parametrize(("output", "correct", "formed"), [
     ("2020", 1.0, 1.0), ("May 2020", 1.0, 1.0), ("2020-05-28", 1.0, 1.0), ("2020年", 1.0, 1.0),
-    ("2020 (not 2021)", 0.5, 1.0), ("2019, 2020 or 2021", 0.5, 1.0), ("2020, 2020", 1.0, 1.0),
+    ("2020 (not 2021)", 1.0, 1.0), ("2019, 2020 or 2021", 0.5, 1.0), ("2020, 2020", 1.0, 1.0),
     ("2005", 0.0, 1.0), ("2019 or 2021", 0.0, 1.0), ("1999", 0.0, 1.0),
     ("20200", 0.0, 0.0), ("the 2020s", 0.0, 0.0), ("'20", 0.0, 0.0), ("3020", 0.0, 0.0),
 ])
 def test_year_rule(output: str, correct: float, formed: float) -> None:
+    # issue 17: "2020 (not 2021)" commits to 2020 (a negated year does not count); it was 0.5 (hedged)
     g = grade(GPT3_YEAR, output)
     assert (g.correctness, g.well_formed) == (correct, formed)
 
@@ -475,22 +480,6 @@ def test_hedging_never_beats_committing(task_id: str, data: st.DataObject, joine
 def test_lone_surrogates_and_control_characters() -> None:
     for task in V.tasks():
         check_grade(V.score(task.question, "\ud800\x00\u200b" + task.answer + "\udfff\x1b[31m"))
-
-
-def test_grading_is_fast() -> None:
-    samples = [(TASKS[tid].question, out) for tid, out in [
-        ("1706.03762/id", "The arXiv ID is 1706.03762."),
-        (BERT, "RoBERTa: A Robustly Optimized BERT Pretraining Approach"),
-        (BERT, "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"),
-        ("1412.6980/author", "Diederik P. Kingma"),
-        (GPT3_YEAR, "It was submitted in 2020."),
-    ]]
-    n = 20_000
-    start = time.perf_counter()
-    for i in range(n):
-        V.score(*samples[i % len(samples)])
-    rate = n / (time.perf_counter() - start)
-    assert rate > 15_000, f"{rate:.0f} grades/s"  # target is > 50,000/s on an idle machine
 
 
 # --------------------------------------------------------------------------------------------------
@@ -707,3 +696,274 @@ def test_module_entry_point_demo() -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "1.00" in proc.stdout and "0.75" in proc.stdout and "0.50" in proc.stdout
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 17: answers the scale must not reward (one block per class of the issue)
+# --------------------------------------------------------------------------------------------------
+
+PAPER_OF = {p.arxiv_id: p for p in PAPERS}
+TEXT_KINDS = [tid for tid in TASK_IDS if TASKS[tid].kind in ("title", "author")]
+#: filler built from words that are never a title or a name (function words, conversational filler)
+FILLER_WORDS = ["great", "question", "thanks", "for", "asking", "sure", "happy", "to", "help", "with", "that",
+                "let", "me", "think", "about", "it", "this", "is", "a", "very", "interesting", "and", "well",
+                "known", "topic", "indeed", "certainly", "the", "answer", "here", "you", "go", "hmm", "okay"]
+filler_texts = st.builds(
+    lambda sentences: " ".join(s[0].upper() + s[1:] + "." for s in sentences),
+    st.lists(st.lists(st.sampled_from(FILLER_WORDS), min_size=1, max_size=8).map(" ".join),
+             min_size=1, max_size=4))
+
+
+def other_answer(task: Task, k: int = 0) -> str:
+    """The answer of the same kind from another paper (a confidently wrong candidate)."""
+    pool = sorted({t.answer for t in V.tasks() if t.kind == task.kind and t.answer != task.answer})
+    return pool[k % len(pool)]
+
+
+# 1. no answer offered: filler, the question echoed back, the rubric echoed, evasive text -> 0.00 for every kind
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_echoed_question_and_rubric_score_zero(task_id: str) -> None:
+    task = TASKS[task_id]
+    for output in (task.question, task.expected_behavior, task.expected_behavior.upper(),
+                   f"Question: {task.question}\nRubric: {task.expected_behavior}"):
+        g = grade(task_id, output)
+        assert (g.well_formed, g.composite) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize("output", [
+    "Great question!", "Thanks for asking, happy to help with that.", "Sure! Here is the answer:",
+    "Let me think about that for a moment.", "That is a very interesting and well-known paper.",
+    "Hmm, okay.", "The answer is:", "N/A", "Unknown.", "?", "...",
+])
+@pytest.mark.parametrize("task_id", ["1512.03385/title", "1512.03385/author", "2106.09685/title",
+                                     "2203.02155/author"])
+def test_filler_offers_no_title_or_name(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.well_formed, g.composite) == (0.0, 0.0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(task_id=st.sampled_from(TEXT_KINDS), filler=filler_texts, echo=st.booleans())
+def test_property_no_title_or_name_scores_above_zero(task_id: str, filler: str, echo: bool) -> None:
+    text = f"{TASKS[task_id].question} {filler}" if echo else filler
+    assert grade(task_id, text).composite == 0.0
+
+
+# 2. titles: exact up to normalisation; partial < hedged; a longer or another paper's title is wrong
+
+ATTENTION = "1706.03762/title"
+
+
+@pytest.mark.parametrize("output", [
+    "attention is all you need", "ATTENTION IS ALL YOU NEED!", "  Attention   is all\nyou need ",
+    "“Attention Is All You Need”", "'Attention Is All You Need'", "*Attention Is All You Need*",
+    r"\emph{Attention Is All You Need}", "Attention-Is-All-You-Need", "The paper is Attention Is All You Need.",
+    "Attention Is All You Need (Vaswani et al., 2017)", "Title: Attention Is All You Need",
+])
+def test_title_correct_up_to_normalisation(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 1.0
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("2010.11929/title", r"An Image is Worth $16 \times 16$ Words: Transformers for Image Recognition at Scale"),
+    ("2106.09685/title", "LoRA: Low Rank Adaptation of Large Language Models"),
+    ("2201.11903/title", "Chain of Thought Prompting Elicits Reasoning in Large Language Models"),
+    ("2310.03714/title", "dspy - compiling declarative language model calls into self improving pipelines"),
+])
+def test_title_latex_and_hyphenation(task_id: str, output: str) -> None:
+    assert grade(task_id, output).correctness == 1.0
+
+
+@pytest.mark.parametrize("output", [
+    "Need You All Is Attention",               # the words scrambled
+    "All You Need Is Attention",
+    "Attention",                               # a few content words
+    "Deep Residual Learning",                  # (for the ResNet task below)
+])
+def test_title_partial_credit_stays_below_hedged(output: str) -> None:
+    for task_id in (ATTENTION, "1512.03385/title"):
+        g = grade(task_id, output)
+        assert g.correctness < HEDGED_CREDIT and g.composite < 0.75, (task_id, output)
+
+
+@pytest.mark.parametrize("output", [
+    "Attention Is All You Need in Speech Separation", "Revisiting Attention Is All You Need",
+    "Attention Is All You Need: A Survey", '"Attention Is All You Need for Graphs"',
+    "attention is all you need in speech separation", "Self-Attention Is All You Need",
+])
+def test_a_longer_title_is_another_paper(output: str) -> None:
+    g = grade(ATTENTION, output)
+    assert (g.correctness, g.well_formed, g.composite) == (0.0, 1.0, 0.5)
+    assert "different paper" in g.feedback
+
+
+@pytest.mark.parametrize("task_id", [tid for tid in TASK_IDS if TASKS[tid].kind == "title"])
+def test_any_other_known_title_is_wrong(task_id: str) -> None:
+    for k in range(3):
+        g = grade(task_id, other_answer(TASKS[task_id], k))
+        assert (g.correctness, g.well_formed) == (0.0, 1.0)
+
+
+# 3. years inside dates with dots or slashes; arXiv IDs are still not years
+
+@pytest.mark.parametrize("output", [
+    "2020.05.28", "28.05.2020", "05.28.2020", "2020/05/28", "28/05/2020", "5/28/2020", "2020-05-28",
+    "Submitted on 28.05.2020.", "(v1: 2020/05/28)", "1.6.2020",
+])
+def test_year_in_dotted_or_slashed_dates(output: str) -> None:
+    assert grade(GPT3_YEAR, output).composite == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(day=st.integers(1, 28), month=st.integers(1, 12), sep=st.sampled_from([".", "/", "-"]),
+       order=st.sampled_from(["ymd", "dmy", "mdy"]), task_id=st.sampled_from(
+           [tid for tid in TASK_IDS if TASKS[tid].kind == "year"]))
+def test_property_dates_give_their_year(day: int, month: int, sep: str, order: str, task_id: str) -> None:
+    year = TASKS[task_id].answer
+    parts = {"ymd": (year, f"{month:02d}", f"{day:02d}"), "dmy": (f"{day:02d}", f"{month:02d}", year),
+             "mdy": (f"{month}", f"{day}", year)}[order]
+    assert grade(task_id, sep.join(parts)).correctness == 1.0
+    arxiv_id = TASKS[task_id].group  # the question's own ID is never read as a year
+    assert grade(task_id, f"{arxiv_id} / {sep.join(parts)}").correctness == 1.0
+
+
+# 4. one author rule for every surname: full name, initial(s) + surname, surname + et al., "Surname, I."
+
+def author_forms(first_author: str) -> list[str]:
+    names = first_author.split()
+    given, last = names[0], names[-1]
+    return [first_author, f"{given} {last}", f"{given[0]}. {last}", f"{given[0]} {last}", f"{last} et al.",
+            f"{last}, {given[0]}.", f"{last} {given}", f"The first author is {first_author}.", last]
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_author_citation_forms_for_every_paper(paper_id: str) -> None:
+    for form in author_forms(PAPER_OF[paper_id].first_author):
+        assert grade(f"{paper_id}/author", form).correctness == 1.0, form
+
+
+def test_author_surname_that_is_an_english_word_needs_a_citation_form() -> None:
+    he = "1512.03385/author"
+    for output in ("K. He", "He et al.", "He, K.", "Kaiming He", "He"):
+        assert grade(he, output).correctness == 1.0, output
+    for output in ("He proposed residual networks with Xiangyu Zhang.", "J. He"):
+        assert grade(he, output).correctness == 0.0, output
+
+
+# 5. negations and corrections grade the answer the text commits to
+
+@pytest.mark.parametrize("task_id", ["1706.03762/id", "2005.14165/year", ATTENTION, "1412.6980/author"])
+def test_negations_and_corrections(task_id: str) -> None:
+    task = TASKS[task_id]
+    right, wrong = task.answer, other_answer(task)
+    for committed_right in (f"Not {wrong}, it is {right}.", f"{wrong}? No — {right}.",
+                            f"It isn't {wrong}; it is {right}.", f"{wrong}, or rather {right}.",
+                            f"{right}, not {wrong}.", f"{wrong} is wrong; it is {right}."):
+        assert grade(task_id, committed_right).composite == 1.0, committed_right
+    for committed_wrong in (f"Not {right}, it is {wrong}.", f"{right}? No — {wrong}.",
+                            f"{right}, or rather {wrong}."):
+        g = grade(task_id, committed_wrong)
+        assert (g.correctness, g.well_formed) == (0.0, 1.0), committed_wrong
+
+
+def test_author_roles_other_than_first() -> None:
+    kingma = "1412.6980/author"
+    assert grade(kingma, "Ba is the second author; the first is Kingma.").composite == 1.0
+    assert grade(kingma, "Jimmy Ba is the last author, Diederik Kingma the first.").composite == 1.0
+    wrong = grade(kingma, "Kingma is the second author, the first is Ba.")
+    assert (wrong.correctness, wrong.well_formed) == (0.0, 1.0)
+
+
+# 6. refusals that contain numbers are evasive
+
+@pytest.mark.parametrize("task_id", ["1706.03762/id", "2005.14165/year", ATTENTION, "1412.6980/author"])
+@pytest.mark.parametrize("refusal", [
+    "I'm sorry, I can't help with that (request id 2019-4431).",
+    "I cannot browse arXiv; my knowledge cut-off is 2021.",
+    "As an AI language model, I don't have access to arXiv. Reference number: 1706.03799.",
+    "I'm not able to verify this. Error code 2005.14165.",
+    "Sorry, I do not know. My training data goes up to 2023.",
+])
+def test_refusals_with_numbers_are_evasive(task_id: str, refusal: str) -> None:
+    g = grade(task_id, refusal)
+    assert (g.well_formed, g.composite) == (0.0, 0.0)
+    assert "refuses" in g.feedback
+
+
+def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
+    assert grade(GPT3_YEAR, "I'm not sure, but I think it was 2020.").composite == 1.0
+    assert grade(GPT3_YEAR, "I can't browse the web, though I believe it was 2020.").composite == 1.0
+    assert grade(GPT3_YEAR, "My knowledge cut-off is 2023, but the paper was submitted in 2020.").composite == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(task_id=task_ids, number=st.integers(0, 10**6), year=st.integers(1990, 2030),
+       template=st.sampled_from([
+           "I'm sorry, I cannot answer that (request id {n}).", "I don't know; my knowledge cut-off is {y}.",
+           "Unable to verify. Ticket {n}, as of {y}.", "I'm afraid I can't help. Session ID: {y}-{n}.",
+       ]))
+def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, year: int, template: str) -> None:
+    assert grade(task_id, template.format(n=number, y=year)).composite == 0.0
+
+
+# 7. several titles listed together are hedging, like several IDs or years
+
+@pytest.mark.parametrize("output", [
+    "Attention Is All You Need or Attention Is All You Want",
+    'It is either "Attention Is All You Need" or "Transformers Are Sequence Models".',
+    "Possible titles:\n1. Attention Is All You Need\n2. Self-Attention Networks for Translation",
+    "- Attention Is All You Need\n- Neural Machine Translation by Jointly Learning to Align",
+    "Attention Is All You Need / Deep Residual Learning for Image Recognition",
+    "Attention Is All You Need\nDeep Residual Learning for Image Recognition",
+    "Maybe Deep Residual Learning for Image Recognition, or Attention Is All You Need",
+])
+def test_several_titles_are_hedging(output: str) -> None:
+    g = grade(ATTENTION, output)
+    assert (g.correctness, g.composite) == (HEDGED_CREDIT, 0.75), output
+
+
+def test_one_title_with_its_details_is_not_hedging() -> None:
+    for output in ('**Title:** Attention Is All You Need\n**Authors:** Ashish Vaswani, Noam Shazeer\n**Year:** 2017',
+                   '"Attention Is All You Need" by Vaswani et al. introduced the Transformer (NeurIPS 2017).'):
+        assert grade(ATTENTION, output).composite == 1.0
+
+
+# 8. beyond the scan limit the feedback says the output was too long to grade
+
+def test_answer_beyond_the_scan_limit_is_reported_as_too_long() -> None:
+    pad = "and so on, and so forth. " * (MAX_GRADED_CHARS // 25 + 1)
+    for task_id in ("1706.03762/id", ATTENTION, "1412.6980/author", GPT3_YEAR):
+        g = grade(task_id, pad + TASKS[task_id].answer)
+        assert g.composite == 0.0
+        assert "too long to grade" in g.feedback and "no answer of the expected shape" not in g.feedback
+
+
+# orderings the scale implies, and hedging never pays
+
+@settings(max_examples=120, deadline=None)
+@given(task_id=task_ids, k=st.integers(0, 15), joiner=st.sampled_from([" or ", "; maybe ", "\n", " / "]),
+       evasive=st.sampled_from(["I don't know.", "I'm sorry, I cannot recall that.", "Great question!", ""]))
+def test_property_right_beats_hedged_beats_wrong_beats_evasive(task_id: str, k: int, joiner: str,
+                                                                evasive: str) -> None:
+    task = TASKS[task_id]
+    right, wrong = task.answer, other_answer(task, k)
+    scores = [grade(task_id, out).composite for out in (right, f"{right}{joiner}{wrong}", wrong, evasive)]
+    assert scores == [1.0, 0.75, 0.5, 0.0], scores
+
+
+@settings(max_examples=120, deadline=None)
+@given(task_id=task_ids, k=st.integers(0, 15), base=st.sampled_from(["right", "wrong", "hedged"]),
+       joiner=st.sampled_from([" or ", ", ", "; maybe ", "\n", " / ", " and "]))
+def test_property_appending_a_candidate_never_raises_the_score(task_id: str, k: int, base: str,
+                                                               joiner: str) -> None:
+    task = TASKS[task_id]
+    right, wrong, extra = task.answer, other_answer(task, k), other_answer(task, k + 1)
+    answer = {"right": right, "wrong": wrong, "hedged": f"{right} or {wrong}"}[base]
+    assert grade(task_id, f"{answer}{joiner}{extra}").composite <= grade(task_id, answer).composite
+
+
+def test_register_verifier_refuses_a_blank_name() -> None:
+    for name in ("", "   ", "\t\n"):
+        with pytest.raises(ValueError, match="empty or blank"):
+            register_verifier(name)

@@ -30,8 +30,12 @@ def register_verifier(name: str) -> Callable[[type[Verifier]], type[Verifier]]:
     """Class decorator: register ``cls`` as the verifier for skill ``name``.
 
     Raises:
-        ValueError: if another class is already registered under ``name``.
+        ValueError: if ``name`` is not a string or is empty or blank (a skill name is needed to look the verifier
+            up), or, when decorating, if another class is already registered under ``name``.
     """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"verifier name {name!r} is empty or blank; register the verifier under its skill's "
+                         "name, e.g. @register_verifier(\"my-skill\")")
 
     def decorate(cls: type[Verifier]) -> type[Verifier]:
         existing = _REGISTRY.get(name)

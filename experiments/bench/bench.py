@@ -3,8 +3,9 @@
 Measures, with the offline test LMs of :mod:`harness.models.testing` (so the figures measure the harness, never a
 model):
 
-1. **grading** — ``ArxivVerifier.score`` throughput on one core over realistic outputs (right, bare, wrong,
-   hedged, evasive, verbose, empty and markdown answers for every task of the pool); **taskfile** — the same
+1. **grading** — ``ArxivVerifier.score`` throughput on one core over 5,000 realistic outputs (right, bare,
+   wrong, hedged, evasive, refusals, corrections, echoes, empty, markdown, and multi-paragraph answers of a few
+   KB for every task of the pool); **taskfile** — the same
    for ``TaskFileVerifier.score`` on the shipped task files (unit-date-math, tool-choice);
 2. **harness overhead** — a full ``evolve`` run (68 tasks, budget 100) with the zero-latency ``test/oracle``
    LM into a SQLite MLflow store: wall time; the same run into a :class:`NullTracker`; the time inside the
@@ -220,28 +221,74 @@ def _config(**overrides: Any) -> Any:
 # ------------------------------------------------------------------------------------------------ sections
 
 
-def realistic_outputs() -> list[tuple[str, str]]:
-    """(question, output) pairs: for every task of the pool, the answers a task LM actually gives."""
+#: Paragraphs of discussion for the long answers: realistic LLM prose (capitalised names, numbers, a venue) that
+#: carries no second ID, year, title or author, so a long answer commits to exactly what it states.
+_DISCUSSION: tuple[str, ...] = (
+    "The work is one of the most cited papers in machine learning. It proposed a method that was simple to "
+    "implement and scaled well with data and compute, which is a large part of why it spread so quickly. "
+    "Follow-up studies reproduced the main results on standard benchmarks, and many open-source libraries "
+    "(for example PyTorch and TensorFlow implementations) include it as a building block.",
+    "In terms of impact, the approach changed how practitioners design models: instead of hand-crafted "
+    "features, it relies on representations learned end to end. The authors evaluated it on several tasks and "
+    "reported consistent gains over strong baselines, often by a margin of 2 to 5 percentage points, and the "
+    "ablations showed which components matter most.",
+    "If you need the exact bibliographic details, the arXiv abstract page is the authoritative source: it "
+    "lists every version of the submission, the full author list and the subject categories (cs.LG, cs.CL or "
+    "cs.CV). Conference versions sometimes differ slightly from the preprint, so it is worth checking both "
+    "before citing.",
+    "A few caveats apply. Later work found that some of the original hyperparameters do not transfer to very "
+    "large scales, and several variants were proposed to address stability and memory use. Still, the core "
+    "idea remains a standard reference, and most textbooks written since then discuss it in detail.",
+    "To summarise the key points:\n\n- the method is general and easy to reuse;\n- the reported results "
+    "were reproduced independently;\n- the paper is usually cited together with its code release.\n",
+)
+
+
+def realistic_outputs(n: int = 5000) -> list[tuple[str, str]]:
+    """``n`` (question, output) pairs cycling over the pool's tasks: the answers task LMs give, short and long.
+
+    Per task the mix has bare, sentence and markdown answers, wrong, hedged, evasive and empty ones, a refusal
+    with numbers in it, a correction, the question echoed back, and multi-paragraph answers of about 1-4 KB
+    (the answer at the start, in the middle or at the end of three to eight paragraphs of discussion); a third
+    of all outputs are long.  Deterministic.
+    """
     from verifiers.arxiv import PAPERS, ArxivVerifier
 
     wrong = {"id": "9912.00001", "title": "A Survey of Nothing in Particular", "author": "Zzyzx Nobody",
              "year": "1999"}
-    pad = ("The paper introduced a method that was widely adopted; later work extended it to other domains "
-           "and larger scales, and it is still cited as a standard reference. ") * 3
+    tasks = ArxivVerifier(PAPERS).tasks()
+    per_task: list[list[str]] = []
+    for i, task in enumerate(tasks):
+        answer, other = task.answer, wrong[task.kind]
+        short = [
+            answer, f"The answer is {answer}.", f"**Answer:** {answer}\n\nSource: arXiv listing.",
+            f"The answer is {other}.", f"It is either {answer} or {other}.", "I'm sorry, I cannot recall that.",
+            "", f"I'm sorry, I can't browse arXiv (request id 7f3a-{1000 + i}); my knowledge cut-off is 2023.",
+            f"Not {other}; it is {answer}.", task.question, f"Possible answers:\n1. {answer}\n2. {other}",
+            f"Sure! {answer}", f"I believe the answer is {answer}, but please double-check on arXiv.",
+        ]
+        long = []
+        for j in range(8):
+            paragraphs = [_DISCUSSION[(i + j + k) % len(_DISCUSSION)] for k in range(3 + j % 6)]
+            statement = f"The answer to your question is {answer if j % 3 else other}."
+            paragraphs.insert((j % 3) * len(paragraphs) // 2, statement)
+            long.append("\n\n".join(paragraphs))
+        per_task.append(short + long)
+    questions = [task.question for task in tasks]
     pairs = []
-    for task in ArxivVerifier(PAPERS).tasks():
-        answer = task.answer
-        other = wrong[task.kind]
-        for output in (f"The answer is {answer}.", answer, f"The answer is {other}.",
-                       f"It is either {answer} or {other}.", "I'm sorry, I cannot recall that.",
-                       f"{pad}To answer the question: {answer}.", "",
-                       f"**Answer:** {answer}\n\nSource: arXiv listing (submitted {task.group})."):
-            pairs.append((task.question, output))
+    for k in range(n):  # round-robin over tasks, then over each task's outputs
+        t = k % len(tasks)
+        outputs = per_task[t]
+        pairs.append((questions[t], outputs[(k // len(tasks)) % len(outputs)]))
     return pairs
 
 
 def bench_grading(seconds: float = 3.0) -> Row:
-    """``ArxivVerifier.score`` grades per second on one thread (best of 3 timed passes over all pairs)."""
+    """``ArxivVerifier.score`` grades per second on one thread (best of at least 3 timed passes over all pairs).
+
+    Timed in CPU seconds of this process (``time.process_time``), i.e. the work of one core, so that other jobs
+    on a shared machine do not count as grading time.
+    """
     from verifiers.arxiv import ArxivVerifier
 
     verifier = ArxivVerifier()
@@ -249,19 +296,22 @@ def bench_grading(seconds: float = 3.0) -> Row:
     score = verifier.score
     for question, output in pairs:  # warm-up (regex caches, first-use allocations)
         score(question, output)
+    long_share = sum(len(output) > 1000 for _, output in pairs) / len(pairs)
+    mean_chars = sum(len(output) for _, output in pairs) / len(pairs)
     rates = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(rates) < 3:
-        started = time.perf_counter()
-        for _ in range(20):
-            for question, output in pairs:
-                score(question, output)
-        rates.append(20 * len(pairs) / (time.perf_counter() - started))
+        started = time.process_time()
+        for question, output in pairs:
+            score(question, output)
+        rates.append(len(pairs) / (time.process_time() - started))
     best = max(rates)
     return Row("verifier grading (ArxivVerifier.score, 1 thread)", f"{best:,.0f} grades/s",
                f">= {TARGET_GRADES_PER_S:,} grades/s", best >= TARGET_GRADES_PER_S,
-               f"{len(pairs)} realistic outputs (right, bare, wrong, hedged, evasive, verbose, empty, markdown); "
-               f"best of {len(rates)} passes, median {statistics.median(rates):,.0f}/s")
+               f"{len(pairs):,} realistic outputs ({long_share:.0%} multi-paragraph, {mean_chars:,.0f} chars on "
+               "average: right, bare, wrong, hedged, evasive, refusals with numbers, corrections, echoes, empty, "
+               "markdown); "
+               f"CPU time; best of {len(rates)} passes, median {statistics.median(rates):,.0f}/s")
 
 
 SHIPPED_TASK_SKILLS: tuple[str, ...] = ("unit-date-math", "tool-choice")

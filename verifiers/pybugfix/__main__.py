@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from verifiers.arxiv import print_demo
+from verifiers.arxiv.__main__ import print_demo
 from verifiers.base import Grade
 from verifiers.pybugfix.verifier import PythonBugfixVerifier
 

@@ -1,0 +1,302 @@
+"""Per-kind graders of the arXiv verifier: ``(PaperMatcher, Response) -> (correctness, well_formed, feedback)``.
+
+The scale (shared by all verifiers, :mod:`verifiers.base`): composite = 0.5 correctness + 0.3 well_formed
++ 0.2 conciseness, so correct and concise 1.00, correct but hedged 0.75 (correctness ``HEDGED_CREDIT``),
+confidently wrong 0.50, evasive or empty 0.00 (well_formed 0).
+
+Rules, per kind (what counts as an answer is read by :mod:`verifiers.arxiv.matching`: echoes of the question
+or rubric, refusal clauses and metadata numbers are removed first; negated or corrected candidates are
+retracted and do not count):
+
+* **well formed** means the response offers an answer of the kind's shape: an arXiv ID, a year (also inside a
+  date: ``2017-06-12``, ``2017.06.12``, ``12/06/2017``), a title, a name.  Filler, an echoed question or
+  rubric, a refusal (even one holding a request id or a cut-off year) offer none and score 0.00 for every kind.
+* **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
+  are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005).
+* **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
+  hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
+  another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
+  other title listed with it ("A or B", list items), hedged.  A title-like answer with at least half of the
+  title's content words (in any order) earns ``PARTIAL_TITLE_WEIGHT`` x that share, at most 0.4, below hedged.
+* **author**: correct when the first author's surname occurs in a citation form (see
+  :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
+  alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
+  retracts them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from verifiers.arxiv.matching import (
+    ID_RE,
+    MAX_GRADED_CHARS,
+    YEAR_RE,
+    PaperMatcher,
+    Response,
+    alternative_after,
+    alternative_before,
+    is_extended,
+    item_offers,
+    listed_items,
+    name_tokens,
+    title_like,
+    title_spans,
+    year_of,
+)
+from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote
+
+#: Conciseness is 1.0 up to this many characters of (stripped) output ...
+CONCISE_CHARS = 800
+#: ... and falls linearly to 0.0 at this many.
+MAX_CHARS = 4000
+#: Correctness when the right answer is given among other distinct candidates.
+HEDGED_CREDIT = 0.5
+#: A partial title needs at least this share of the title's content words ...
+PARTIAL_TITLE_MIN_SHARE = 0.5
+#: ... and earns this times that share (at most 0.4: clearly below a hedged answer's 0.5).
+PARTIAL_TITLE_WEIGHT = 0.4
+
+#: At most this many occurrences of the title or the author's name are examined (bounds the work on huge,
+#: repetitive outputs; an ordinary answer has a handful).
+MAX_OCCURRENCES = 50
+
+Verdict = tuple[float, float, str]
+
+_ROLE_AFTER = re.compile(
+    r"\s*[,(]?\s*(?:who\s+)?(?:is|was|as|being)?\s*(?:only\s+)?(?:the|a|an)?\s*"
+    r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
+    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first",
+    re.IGNORECASE,
+)
+_ROLE_BEFORE = re.compile(
+    r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
+    r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def conciseness(n_chars: int) -> float:
+    """Length credit in [0, 1]: 1.0 up to ``CONCISE_CHARS`` characters, linear to 0.0 at ``MAX_CHARS``."""
+    if n_chars <= CONCISE_CHARS:
+        return 1.0
+    if n_chars >= MAX_CHARS:
+        return 0.0
+    return (MAX_CHARS - n_chars) / (MAX_CHARS - CONCISE_CHARS)
+
+
+def no_answer(expected: str, shape: str, r: Response, hint: str = "") -> Verdict:
+    """Not well formed: no answer of ``shape`` was found; the feedback says why (too long, refusal, echo)."""
+    if r.truncated:
+        return 0.0, 0.0, (f"expected {expected}; the output was too long to grade: only its first "
+                          f"{MAX_GRADED_CHARS:,} characters are searched and hold no {shape}{hint}")
+    why = ("; the response refuses or says it does not know" if r.refused() else
+           "; the response repeats the question or rubric" if r.echoed else "")
+    return 0.0, 0.0, (f"expected {expected}; no answer of the expected shape ({shape}) was found{why}{hint}; "
+                      f"response: {quote(r.raw)}")
+
+
+def committed_or_hedged(found: list[str], want: str, what: str, hint: str = "") -> Verdict:
+    """The rule of the ID and year kinds, for a non-empty list of distinct values ``found``: the right
+    value alone is correct (1), the right value among others is hedging (``HEDGED_CREDIT``), only wrong
+    values are confidently wrong (0, but well formed)."""
+    if found == [want]:
+        return 1.0, 1.0, f"correct: expected {what} {want}, response said {want}{hint}"
+    if want in found:
+        others = [v for v in found if v != want]
+        return HEDGED_CREDIT, 1.0, (f"expected {what} {want}; the right {what} was given among others "
+                                    f"({listing(others)}); commit to one {what}{hint}")
+    return 0.0, 1.0, f"expected {what} {want}, response said {listing(found)}{hint}"
+
+
+#: Every arXiv ID has a dot and four digits; every year starts "19" or "20".  Patterns with a literal first
+#: character are scanned fast by ``re``; the full ID_RE / YEAR_RE then runs only where these hit.
+_ID_HIT_RE = re.compile(r"\.[0-9]{4}")
+_YEAR_HIT_RES = (re.compile(r"19[0-9]{2}"), re.compile(r"20[0-9]{2}"))
+_NUMBER_CHARS = frozenset("0123456789.")
+
+
+def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
+    """Distinct values of ``matches`` (value, start, end) that count as offered answers, in order (a value is
+    checked only until one of its occurrences counts)."""
+    found: dict[str, None] = {}
+    for value, start, end in matches:
+        if value not in found and r.counts(start, end, numeric=True):
+            found[value] = None
+    return list(found)
+
+
+def find_ids(text: str) -> list[tuple[str, int, int]]:
+    """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span)."""
+    out = []
+    for hit in _ID_HIT_RE.finditer(text):
+        if hit.start() >= 4:
+            x = ID_RE.match(text, hit.start() - 4)
+            if x is not None:
+                out.append((x.group(1), x.start(), x.end()))
+    return out
+
+
+def find_years(text: str) -> list[tuple[str, int, int]]:
+    """``(year, start, end)`` of every year :data:`YEAR_RE` finds in ``text``, in order.  Each run of digits and
+    dots (a number, an ID, a date) is read once, from its start, however many "19"/"20" it holds."""
+    hits = sorted(h.start() for pattern in _YEAR_HIT_RES for h in pattern.finditer(text))
+    out, covered, n = [], 0, len(text)
+    for hit in hits:
+        if hit < covered:
+            continue
+        start = hit
+        while start > covered and text[start - 1] in _NUMBER_CHARS:  # the whole dotted number or date
+            start -= 1
+        covered = hit
+        while covered < n and text[covered] in _NUMBER_CHARS:
+            covered += 1
+        x = YEAR_RE.match(text, start)
+        if x is not None and x.end() > hit:
+            year = year_of(x)
+            if year:
+                out.append((year, x.start(), x.end()))
+    return out
+
+
+def grade_id(m: PaperMatcher, r: Response) -> Verdict:
+    """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
+    0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
+    want = m.paper.arxiv_id
+    found = _values(r, find_ids(r.text))
+    if not found:
+        return no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", r)
+    return committed_or_hedged(found, want, "ID")
+
+
+def grade_year(m: PaperMatcher, r: Response) -> Verdict:
+    """Years are whole-word ``19xx`` / ``20xx`` or the year of a dotted or slashed date, after skipping
+    ID-shaped numbers (``2005.14165`` is not the year 2005).  One distinct year: 1 if right else 0; several
+    including the right one: 0.5; none: not well formed."""
+    p = m.paper
+    want = str(p.year)
+    hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
+    found = _values(r, find_years(r.text))
+    if not found:
+        return no_answer(f"year {want}", "a 4-digit year", r, hint)
+    return committed_or_hedged(found, want, "year", hint)
+
+
+def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
+    """The other known titles the response offers (occurrences that count), in gate-group order."""
+    lower, found = r.lower, []
+    for gate, group in m.other_titles:
+        if gate in lower:
+            found += [t.phrase for t in group
+                      if t.key in lower and any(r.counts(s, e) for s, e in t.spans(r.text, lower))]
+    return found
+
+
+def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether another candidate (``offered(phrase)``) is offered with the one at ``spans``: by an alternation,
+    or as another item of the list it is an item of."""
+    text = r.text
+    for start, end in spans:
+        if alternative_after(text, end, offered) or alternative_before(text, start, offered):
+            return True
+    items = listed_items(text)
+    if items:
+        mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
+        if mine and any(item_offers(text, i, offered) for i in items if i not in mine):
+            return True
+    return False
+
+
+def grade_title(m: PaperMatcher, r: Response) -> Verdict:
+    """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
+    partial credit below hedged; well formed when a title is offered."""
+    title, text = m.paper.title, r.text
+    committed, extended = [], 0
+    for start, end in m.title.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if not r.counts(start, end):
+            continue
+        if is_extended(text, start, end):
+            extended += 1
+        else:
+            committed.append((start, end))
+    others = _other_titles(m, r)
+    if committed:
+        rivals = others + (["a longer title containing it"] if extended else [])
+        if rivals or _listed_rival(r, committed, title_like):
+            shown = listing(rivals) if rivals else "another title"
+            return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
+                                        f"({shown}); commit to one title")
+        return 1.0, 1.0, f"correct: expected title '{title}' found in the response"
+    if extended or others:
+        said = listing(others) if others else "a longer title that contains it (another paper)"
+        return 0.0, 1.0, f"expected title '{title}', response gave a different paper's title: {said}"
+    spans = title_spans(r)
+    if not spans:
+        return no_answer(f"title '{title}'", "a title", r)
+    total = len(m.title_words)
+    lower = r.lower
+    hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
+               for s, e in spans)
+    share = hits / total if total else 0.0
+    if share >= PARTIAL_TITLE_MIN_SHARE:
+        credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
+        return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words "
+                             f"(credit {credit:.2f}), not the exact title: {quote(r.raw)}")
+    return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+def _name_start(text: str, start: int) -> int:
+    """Where the full name ending in the surname at ``start`` begins: up to three capitalised given names or
+    initials right before it ("Diederik P. Kingma"), so a negation of the full name reaches the surname."""
+    head = text[max(0, start - 40):start]
+    if not head or head[-1] not in " \t":
+        return start
+    words = head.split()
+    taken = 0
+    for word in reversed(words[-3:]):
+        core = word.rstrip(".")
+        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or core.lower() in NON_NAME_WORDS:
+            break
+        taken += 1
+    if not taken:
+        return start
+    return text.rfind(words[-taken], max(0, start - 40), start)
+
+
+def grade_author(m: PaperMatcher, r: Response) -> Verdict:
+    """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
+    when a name is offered (a capitalised word that is not filler or a word of the question, or a response
+    of a few lower-case words)."""
+    name, last, text = m.paper.first_author, m.paper.last_name, r.text
+    exclude = m.question_words["author"]
+    committed, retracted_any = [], False
+    for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        start = _name_start(text, start)
+        if (not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60)
+                or _ROLE_BEFORE.search(text, max(0, start - 40), start)):
+            retracted_any = True
+        else:
+            committed.append((start, end))
+    hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
+        if m.ambiguous else ""
+    if committed:
+        offers_name = lambda phrase: bool(name_tokens(phrase, exclude | {m.author.key}, 1))  # noqa: E731
+        if _listed_rival(r, committed, offers_name):
+            return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
+                                        f"as an alternative; commit to one name")
+        return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"
+    names = name_tokens(text, exclude, 1, counts=r.counts)
+    if not names and not retracted_any:
+        return no_answer(f"first author {name}", "a name", r, hint)
+    why = "" if names else f" ({last} only negated or not as first author)"
+    return 0.0, 1.0, f"expected first author {name} (last name {last}){hint}, response said {quote(r.raw)}{why}"
+
+
+GRADERS: dict[str, Callable[[PaperMatcher, Response], Verdict]] = {
+    "id": grade_id, "title": grade_title, "author": grade_author, "year": grade_year,
+}
+
+__all__ = ["CONCISE_CHARS", "GRADERS", "HEDGED_CREDIT", "MAX_CHARS", "PARTIAL_TITLE_MIN_SHARE",
+           "PARTIAL_TITLE_WEIGHT", "Verdict", "committed_or_hedged", "conciseness", "grade_author", "grade_id",
+           "grade_title", "grade_year", "no_answer"]

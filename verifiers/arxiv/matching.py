@@ -1,0 +1,753 @@
+"""Reading a response: what it offers as an answer, and what it only mentions, echoes, refuses or retracts.
+
+The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
+
+* **Echoes.** A copy of the task's own question or rubric (case and spacing ignored) is not an answer and is
+  removed before grading.
+* **Refusals.** A refusal clause ("I'm sorry, I can't browse arXiv", "I don't know") is removed from the start
+  of its sentence to the end of it, or up to a contrast word ("but", "however", "my best guess") after which
+  the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, a
+  knowledge cut-off, "as of 2023") are never answers.
+* **Negations and corrections.** A candidate is retracted, and does not count, when a negator governs it
+  ("not A", "isn't A", "rather than A", "instead of A") or a correction follows it ("A? No - B", "A, or rather
+  B", "A, sorry, B", "A is wrong").  For authors also a role other than first ("A is the second author").
+* **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
+  list are offered together.
+
+Candidates are found with precompiled regular expressions; every helper takes the prepared text and
+character offsets into it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from verifiers.arxiv.normalise import (
+    DISCOURSE_WORDS,
+    NON_CONTENT_WORDS,
+    NON_NAME_WORDS,
+    fold,
+    squash,
+    strip_markup,
+)
+from verifiers.arxiv.papers import Paper
+
+#: Only this many leading characters are searched for an answer (bounds the work on huge outputs).
+MAX_GRADED_CHARS = 200_000
+
+# ------------------------------------------------------------------------------------------- IDs and years
+
+#: An arXiv identifier, base ``YYMM.NNNN(N)`` in group 1, optional ``vN``; not part of a longer number.
+ID_RE = re.compile(
+    r"(?<![0-9])(?<![0-9]\.)([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])(?!\.[0-9])"
+)
+_MONTH_OR_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
+#: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots or slashes
+#: (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``).  Other dotted numbers (an arXiv ID like
+#: 2005.14165, a version 3.11.2) are skipped whole; the skip branch is possessive, so linear on long digit runs.
+YEAR_RE = re.compile(
+    r"(?<![0-9.])((?:19|20)[0-9]{2})([./])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./][0-9])"
+    r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./][0-9])"
+    r"|(?<![0-9])[0-9]++(?:\.[0-9]++)++(?:v[0-9]+)?"
+    r"|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
+)
+
+
+def year_of(match: re.Match[str]) -> str | None:
+    """The year a :data:`YEAR_RE` match found, or ``None`` for a skipped dotted number."""
+    return match.group(1) or match.group(4) or match.group(5)
+
+
+# ------------------------------------------------------------------------------------- refusals and metadata
+
+#: First-person refusals and stock non-answers (a clause containing one is not an answer).
+REFUSAL_RE = re.compile(
+    r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
+    r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
+    r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
+    r"|not\s+(?:sure|certain)|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
+    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
+    r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
+    r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
+    r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
+    re.IGNORECASE,
+)
+#: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text).
+_REFUSAL_KEYS: tuple[str, ...] = ("n't", "n’t", "not", "nt ", "unable", "idea", "sorry", "afraid", "as a",
+                                  "my ", "have no")
+#: After a refusal phrase, the response may still commit: the part from one of these words on is kept.
+CONTRAST_RE = re.compile(
+    r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
+    r"|i\s+(?:think|believe|suspect)|it\s+(?:might|may|could|should|would)\s+be|maybe|perhaps|possibly"
+    r"|probably|likely)\b",
+    re.IGNORECASE,
+)
+#: Clause ends for refusals: sentence punctuation (.!?:) before a space or the end, semicolons, line breaks.
+_SENTENCE_STOPS = ".!?:"
+_CLAUSE_STOPS = ";\n"
+
+
+def _clause_start(text: str, lo: int, start: int) -> int:
+    """Where the clause holding ``start`` begins (not before ``lo``)."""
+    best = lo
+    for stop in _CLAUSE_STOPS:
+        best = max(best, text.rfind(stop, lo, start) + 1)
+    for stop in _SENTENCE_STOPS:
+        i = text.rfind(stop, best, start)
+        while i >= 0 and i + 1 < len(text) and not text[i + 1].isspace():  # "1706.03762", "e.g" inside
+            i = text.rfind(stop, best, i)
+        best = max(best, i + 1)
+    return best
+
+
+def _clause_end(text: str, end: int, hi: int) -> int:
+    """Where the clause holding ``end`` ends (not after ``hi``)."""
+    best = hi
+    for stop in _CLAUSE_STOPS:
+        i = text.find(stop, end, best)
+        best = i if i >= 0 else best
+    for stop in _SENTENCE_STOPS:
+        i = text.find(stop, end, best)
+        while i >= 0 and i + 1 < len(text) and not text[i + 1].isspace():
+            i = text.find(stop, i + 1, best)
+        best = i if i >= 0 else best
+    return best
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
+           "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
+#: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
+#: session/trace id, a knowledge or training cut-off, an "as of" / "last updated" date.  Searched in the window
+#: before a candidate number (``$`` is the candidate's start); the label may be followed by a few linking words
+#: and by the start of the same token ("request id 7f3a-2019").
+METADATA_BEFORE_RE = re.compile(
+    r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
+    r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|last\s+updated|updated\s+(?:in|on)"
+    r"|request(?:\s+id)?|reference\s+(?:id|number|no\.?|code)|ticket|error(?:\s+code)?|session(?:\s+id)?"
+    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?))"
+    r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|up|to|until|through|ends?|ending|my|goes"
+    r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
+    re.IGNORECASE,
+)
+_METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "referenc", "ticket", "error",
+                                   "session", "trace", "incident", "case")
+#: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
+METADATA_WINDOW = 60
+CLAUSE_WINDOW = 300
+
+# ----------------------------------------------------------------------------------- negations, corrections
+
+#: A negator governing what follows it (up to three linking words and an opening quote).
+NEGATION_BEFORE_RE = re.compile(
+    r"(?:\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
+    r"|\bunlike|\bexcept(?:\s+for)?)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
+    r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
+    r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
+    re.IGNORECASE,
+)
+#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").
+CORRECTION_AFTER_RE = re.compile(
+    r"[\s\"”’'`*_)\].,;:!?…—–-]*(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
+    r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+meant\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
+    r"|(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|not\s+(?:right|correct)))",
+    re.IGNORECASE,
+)
+#: Looked at on either side of a candidate.
+WINDOW = 48
+
+
+#: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
+_NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
+                                   "other than", "unlike", "except")
+
+
+def retracted(text: str, start: int, end: int) -> bool:
+    """Whether the candidate at ``text[start:end]`` is negated or corrected (see the module docstring)."""
+    lo = max(0, start - WINDOW)
+    before = text[lo:start].lower()
+    if any(k in before for k in _NEGATION_KEYS) and NEGATION_BEFORE_RE.search(text, lo, start):
+        return True
+    return CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None
+
+
+#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B".
+JOIN_AFTER_RE = re.compile(
+    r"[\s\"”’'`*_)\]]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b|/)"
+    r"\s*(?:(?:maybe|perhaps|possibly|probably|even)\s+)?[\"“‘'`*_(\[]*",
+    re.IGNORECASE,
+)
+#: An alternation right before a candidate: "B or A", "either B or A", "B / A" (after an optional hedge word).
+_JOINERS_BEFORE: tuple[str, ...] = ("or", "/", "nor", "either", "vs", "vs.", "versus")
+_HEDGE_WORDS: tuple[str, ...] = ("maybe", "perhaps", "possibly", "probably", "even")
+_OPENERS = " \t\"“‘'`*_(["
+
+
+def joiner_before(text: str, start: int) -> int:
+    """Where an alternation word right before ``start`` begins ("B or A", "B / maybe A"), or -1."""
+    head = text[max(0, start - 40):start].rstrip(_OPENERS)
+    lowered = head.lower()
+    for hedge in _HEDGE_WORDS:
+        if lowered.endswith(hedge) and (len(lowered) == len(hedge) or not lowered[-len(hedge) - 1].isalnum()):
+            lowered = lowered[: -len(hedge)].rstrip()
+            break
+    for joiner in _JOINERS_BEFORE:
+        if lowered.endswith(joiner):
+            at = len(lowered) - len(joiner)
+            if joiner == "/" or at == 0 or not lowered[at - 1].isalnum():
+                return start - len(head) + at
+    return -1
+#: Where a phrase after an alternation ends.
+_PHRASE_END_RE = re.compile(r"[.;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
+_PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
+
+# ----------------------------------------------------------------------------------- title-like and names
+
+_UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-ЯΑ-Ω"
+#: A capitalised word (``Attention``, ``BERT``, ``RoBERTa``, ``Self-Improving``, ``Few-Shot``) or a word that
+#: starts with a digit and has a letter (``16x16``, ``2D``).
+CAP_WORD = rf"(?:[{_UPPER}][^\W_]*+(?:['’-][^\W_]++)*+|[0-9]++[^\W\d_][^\W_]*+(?:-[^\W_]++)*+)"
+#: Lower-case words a title keeps between capitalised ones ("Attention Is All You Need", "Worth 16x16 Words").
+MINOR_WORD = r"(?:a|an|the|of|in|on|at|to|for|with|via|into|over|under|is|are|as|vs\.?|its|towards?)"
+#: A title-case run: two or more capitalised words, joined by spaces (minor words allowed between), colons or
+#: dashes; "by", "from", "and", "or" and commas end a run (they attribute, list or alternate).  Possessive
+#: quantifiers and the lookbehind keep the scan linear (no backtracking into, or restarting inside, a word).
+TITLE_RUN_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
+CAP_WORD_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}")
+#: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
+#: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
+#: content word ("... in speech separation").
+_EXTEND_AFTER_RE = re.compile(
+    rf"(?:-(?=[^\W_])|[ \t]*:[ \t]*|[ \t]+)(?:{MINOR_WORD}[ \t]+)*(?:(?:A|An|The|On)[ \t]+)?({CAP_WORD})"
+    r"|[ \t]+(?:in|for|of|with|on|via|to|at|without|beyond|under|through|across|towards?|from)[ \t]+"
+    r"([^\W\d_][\w'’-]*)",
+)
+_CAP_WORD_FULL_RE = re.compile(CAP_WORD)
+_MINOR_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs vs. its toward towards"
+                         .split())
+
+
+def _extended_before(text: str, start: int) -> bool:
+    """Whether what precedes ``start`` extends a title: a fused prefix ("Self-"), or a capitalised word that is
+    not filler, a citation word or a possessive, right before it (lower-case minor words and a colon between)."""
+    head = text[max(0, start - 60):start]
+    head = head[head.rfind("\n") + 1:]  # a title does not continue across a line break
+    if not head:
+        return False
+    if head[-1] == "-":
+        return len(head) > 1 and head[-2].isalnum()
+    if not (head[-1].isspace() or head[-1] == ":"):
+        return False
+    words = head.split()
+    for i in range(len(words) - 1, -1, -1):
+        word = words[i]
+        if i == len(words) - 1 and word.endswith(":"):
+            word = word[:-1]
+        if word in _MINOR_WORDS:
+            continue
+        if not _CAP_WORD_FULL_RE.fullmatch(word):
+            return False
+        lowered = word.lower()
+        return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
+    return False
+#: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.
+QUOTED_RE = re.compile(
+    r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”|‘([^’\n]{2,300})’|«([^»\n]{2,300})»|`([^`\n]{2,300})`"
+    r"|\*\*?([^*\n]{2,300}?)\*\*?|(?<![\w])_([^_\n]{2,300})_(?![\w])|(?<![\w])'([^'\n]{2,300})'(?![\w])"
+)
+_QUOTE_CHARS = "\"“‘«`*_'"
+#: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
+_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
+_TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
+                           "exact title", "the title", "final answer", "author", "first author", "name"})
+_WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_WORD_PART_RE = re.compile(r"[0-9]+|[^\W\d_]+")
+_GAP = r"[\W_]*"  # optional separator inside a hyphen-fused word: "pre-training" / "pre training"
+
+
+def _content(words: Iterable[str]) -> list[str]:
+    """The words that carry content: two characters or more, not function, filler or meta words, and with a
+    letter (not a number)."""
+    return [w for w in words
+            if len(w) > 1 and w.lower() not in NON_CONTENT_WORDS and not w.isdigit() and _LETTER_RE.search(w)]
+
+
+def title_like(phrase: str) -> bool:
+    """Whether ``phrase`` reads as a title: at least one word that is not a function, filler or meta word, and
+    either two or more words or a capitalised word (a one-word lower-case phrase is not a title)."""
+    words = _WORD_RE.findall(phrase)
+    if not _content(words):
+        return False
+    return len(words) >= 2 or bool(CAP_WORD_RE.match(words[0]))
+
+
+def _strip_item(line: str) -> str:
+    """A line without list marker, title label, emphasis and surrounding quotes."""
+    label = _LABEL_RE.match(line)
+    if label and label.group(1).strip().lower() in _TITLE_LABELS:
+        line = line[label.end():]
+    return line.strip().strip(_QUOTE_CHARS + "”’»").strip().rstrip(".!?,;").strip(_QUOTE_CHARS + "”’»").strip()
+
+
+#: At most this many title-like spans are collected (bounds the work on huge outputs).
+MAX_SPANS = 50
+
+
+def title_spans(r: Response) -> list[tuple[int, int]]:
+    """Spans of the response offered as titles: title-case runs with a content word, quoted spans that read as a
+    title, and the whole response when it is one short line (at most 20 words) with no filler word.  Spans that
+    do not count (retracted, refused: :meth:`Response.counts`) are left out; at most ``MAX_SPANS``."""
+    text = r.text
+    spans: list[tuple[int, int]] = []
+    for run in TITLE_RUN_RE.finditer(text):
+        if _content(_WORD_RE.findall(run.group())) and r.counts(*run.span()):
+            spans.append(run.span())
+            if len(spans) >= MAX_SPANS:
+                return spans
+    if any(c in text for c in _QUOTE_CHARS):
+        for quoted in QUOTED_RE.finditer(text):
+            group = next(g for g in range(1, 9) if quoted.group(g) is not None)
+            if title_like(quoted.group(group)) and r.counts(*quoted.span(group)):
+                spans.append(quoted.span(group))
+                if len(spans) >= MAX_SPANS:
+                    return spans
+    stripped = text.strip()
+    if stripped and "\n" not in stripped:
+        words = _WORD_RE.findall(stripped)
+        lowered = {w.lower() for w in words}
+        if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _content(words):
+            start = text.index(stripped)
+            if r.counts(start, start + len(stripped)):
+                spans.append((start, start + len(stripped)))
+    return spans
+
+
+#: Quote pairs whose inside is one quoted title; straight double quotes and asterisks pair by parity.
+_QUOTE_PAIRS: tuple[tuple[str, str], ...] = (('"', '"'), ("“", "”"), ("‘", "’"), ("«", "»"), ("`", "`"), ("*", "*"))
+
+
+def in_longer_quote(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` sits inside quotes (on its line) together with further content words."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    for opening, closing in _QUOTE_PAIRS:
+        i = text.rfind(opening, line_start, start)
+        if i < 0:
+            continue
+        if opening == closing:
+            if text.count(opening, line_start, start) % 2 == 0:
+                continue
+        elif text.find(closing, i, start) >= 0:
+            continue
+        j = text.find(closing, end, line_end)
+        if j >= 0 and _content(_WORD_RE.findall(text[i + 1:start] + " " + text[end:j])):
+            return True
+    return False
+
+
+def is_extended(text: str, start: int, end: int) -> bool:
+    """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
+    inside the same quotes, a subtitle, further capitalised words or a fused prefix around it, or a preposition
+    and a content word after it."""
+    if in_longer_quote(text, start, end):
+        return True
+    after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
+    if after is not None:
+        word = after.group(1) or after.group(2)
+        if word.lower() not in NON_NAME_WORDS and not word.lower().endswith(("'s", "’s")):
+            return True
+    return _extended_before(text, start)
+
+
+def alternative_after(text: str, end: int, offered: Callable[[str], bool]) -> bool:
+    """Whether an alternation right after ``end`` offers another candidate (``offered(phrase)``)."""
+    join = JOIN_AFTER_RE.match(text, end, end + WINDOW)
+    if join is None:
+        return False
+    rest = text[join.end(): join.end() + 300]
+    stop = _PHRASE_END_RE.search(rest)
+    phrase = rest[: stop.start()] if stop else rest
+    return bool(phrase.strip()) and offered(phrase)
+
+
+def alternative_before(text: str, start: int, offered: Callable[[str], bool]) -> bool:
+    """Whether an alternation right before ``start`` follows another candidate (``offered(phrase)``)."""
+    at = joiner_before(text, start)
+    if at < 0:
+        return False
+    head = text[max(0, at - 300): at]
+    starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
+    phrase = head[starts[-1]:] if starts else head
+    phrase = phrase.strip().strip(_QUOTE_CHARS + "”’»")
+    return bool(phrase) and offered(phrase)
+
+
+_LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)])[ \t]+")
+
+
+def listed_items(text: str) -> list[tuple[int, int]]:
+    """Spans of the list items of ``text`` (bulleted or numbered lines, marker excluded; or, when the response is
+    only two or more short lines, each line)."""
+    if "\n" not in text:
+        return []
+    lines, pos = [], 0
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        if text[pos:end].strip():
+            lines.append((pos, end))
+        pos = end + 1
+    items = []
+    for start, end in lines:
+        marker = _LIST_MARKER_RE.match(text, start, end)
+        if marker is not None and marker.end() < end:
+            items.append((marker.end(), end))
+    if items:
+        return items
+    if len(lines) >= 2 and all(len(_WORD_RE.findall(text[s:e])) <= 15 for s, e in lines):
+        return lines
+    return []
+
+
+def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
+    """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
+    quotes); a label other than an answer label ("Authors:", "Year:") disqualifies it."""
+    item = text[span[0]:span[1]]
+    label = _LABEL_RE.match(item)
+    if label and label.group(1).strip().lower() not in _TITLE_LABELS:
+        return False
+    return offered(_strip_item(item))
+
+
+def name_like(word: str, exclude: frozenset[str]) -> bool:
+    """Whether a capitalised word may be a person's name: two letters or more, not a function, filler, meta or
+    citation word, not a word of the question (``exclude``), not a possessive of one."""
+    lowered = word.lower()
+    if lowered.endswith(("'s", "’s")):
+        lowered = lowered[:-2]
+    return sum(c.isalpha() for c in lowered) >= 2 and lowered not in NON_NAME_WORDS and lowered not in exclude
+
+
+def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
+                counts: Callable[[int, int], bool] | None = None) -> list[str]:
+    """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words that count
+    (``counts(start, end)``, by default: not retracted); or, for a text of at most four lower-case words, those
+    words."""
+    names: list[str] = []
+    for match in CAP_WORD_RE.finditer(text):
+        if not name_like(match.group(), exclude):
+            continue
+        if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
+            names.append(match.group())
+            if len(names) >= limit:
+                return names
+    if not names:
+        words = _WORD_RE.findall(text)
+        if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and not (
+                {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
+            names = words
+    return names
+
+
+# ----------------------------------------------------------------------------------------- preparing a text
+
+
+class Response:
+    """A response ready for grading (built by :func:`prepare`).
+
+    Attributes:
+        text: the first ``MAX_GRADED_CHARS`` characters, LaTeX markup stripped, echoes of the task blanked
+            (replaced by spaces, so offsets stay put).
+        lower: ``text.lower()``, for cheap substring prefilters.
+        raw: the output as given (first ``MAX_GRADED_CHARS`` characters), for quoting in feedback.
+        echoed: a copy of the question or rubric was removed.
+        truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
+    """
+
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated")
+
+    def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False) -> None:
+        self.text = text
+        self.lower = text.lower()
+        self.raw = raw
+        self.echoed = echoed
+        self.truncated = truncated
+
+    def counts(self, start: int, end: int, numeric: bool = False) -> bool:
+        """Whether the candidate at ``text[start:end]`` is offered as an answer: not negated, not corrected, not
+        inside a refusal clause and, for a number (``numeric``), not labelled as metadata.  Each check looks
+        only at a window around the candidate (key substrings first, then the pattern)."""
+        text, lower = self.text, self.lower
+        lo = max(0, start - WINDOW)
+        before = lower[lo:start]
+        for k in _NEGATION_KEYS:
+            if k in before:
+                if NEGATION_BEFORE_RE.search(text, lo, start):
+                    return False
+                break
+        if CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None or self.in_refusal(start, end):
+            return False
+        if numeric:
+            lo = max(0, start - METADATA_WINDOW)
+            before = lower[lo:start]
+            for k in _METADATA_KEYS:
+                if k in before:
+                    return METADATA_BEFORE_RE.search(text, lo, start) is None
+        return True
+
+    def in_refusal(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` lies in a refusal clause: the clause of a refusal phrase, from the last
+        contrast word before the phrase (or the clause start) to the first one after it (or the clause end)."""
+        text = self.text
+        lo = max(0, start - CLAUSE_WINDOW)
+        window = self.lower[lo:end + CLAUSE_WINDOW]
+        for k in _REFUSAL_KEYS:
+            if k in window:
+                break
+        else:
+            return False
+        clause_start = _clause_start(text, lo, start)
+        clause_end = _clause_end(text, end, min(len(text), end + CLAUSE_WINDOW))
+        clause = self.lower[clause_start:clause_end]
+        for k in _REFUSAL_KEYS:
+            if k in clause:
+                break
+        else:
+            return False
+        for phrase in REFUSAL_RE.finditer(text, clause_start, clause_end):
+            blank_start = clause_start
+            for contrast in CONTRAST_RE.finditer(text, clause_start, phrase.start()):
+                blank_start = contrast.start()
+            after = CONTRAST_RE.search(text, phrase.end(), clause_end)
+            blank_end = after.start() if after else clause_end
+            if blank_start <= start and end <= blank_end:
+                return True
+        return False
+
+    def refused(self) -> bool:
+        """Whether the response contains a refusal phrase anywhere (for feedback)."""
+        return any(k in self.lower for k in _REFUSAL_KEYS) and REFUSAL_RE.search(self.text) is not None
+
+
+def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
+    """Spans of ``pattern``'s matches in ``text``, searched only within ``reach`` characters of each occurrence
+    of ``key`` in ``lower`` (``text.lower()``; the whole text when the two differ in length)."""
+    i = lower.find(key)
+    if i < 0:
+        return []
+    if len(lower) != len(text):
+        return [m.span() for m in pattern.finditer(text)]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while i >= 0:
+        found = pattern.search(text, max(pos, i - reach), min(len(text), i + len(key) + reach))
+        if found is not None:
+            whole = pattern.match(text, found.start())  # again without the window's end (lookaheads)
+            if whole is not None:
+                out.append(whole.span())
+                pos = whole.end()
+        i = lower.find(key, max(i + 1, pos))
+    return out
+
+
+def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
+    """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, strip markup, blank ``echoes`` of the task
+    (see the module docstring; refusals, negations and metadata are judged per candidate by
+    :meth:`Response.counts`)."""
+    truncated = len(output) > MAX_GRADED_CHARS
+    raw = output[:MAX_GRADED_CHARS] if truncated else output
+    text = strip_markup(raw)
+    lower = text.lower()
+    spans: list[tuple[int, int]] = []
+    for echo in echoes:
+        spans += echo.spans(text, lower)
+    if spans:
+        text = _blank(text, spans)
+    return Response(text, raw, bool(spans), truncated)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    out, pos = [], 0
+    for start, end in sorted(spans):
+        start = max(start, pos)
+        if start < end:
+            out += [text[pos:start], " " * (end - start)]
+            pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------- per-paper data
+
+
+def _parts_pattern(phrase: str) -> str:
+    """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them."""
+    parts = _WORD_PART_RE.findall(fold(phrase))
+    return r"(?<![^\W_])" + _GAP.join(map(re.escape, parts)) + r"(?![^\W_])"
+
+
+def _key(phrase: str) -> str:
+    """The longest letter or digit run of ``phrase``, lower-cased: every match of its pattern contains it."""
+    return max(_WORD_PART_RE.findall(fold(phrase)), key=len)
+
+
+#: Words ignored when counting a title's content words.
+STOP_WORDS: frozenset[str] = frozenset(
+    "a an the of in into on at to for from by with and or is are be can its it all you we our".split()
+)
+
+
+def content_words(title: str) -> tuple[str, ...]:
+    """Distinct content words of a title, in order: whitespace-separated words, squashed, minus
+    ``STOP_WORDS``.  A hyphenated compound ("Chain-of-Thought") is one word."""
+    words = (squash(word) for word in title.split())
+    return tuple(dict.fromkeys(word for word in words if word and word not in STOP_WORDS))
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A precompiled phrase matcher (a title, the task's question or rubric, a surname).
+
+    Attributes:
+        phrase: the phrase as written.
+        pattern: its pattern (case-insensitive).
+        key: a lower-case substring every match contains (the longest letter or digit run): the prefilter.
+        first: the lower-case start of every match (its first letter or digit run), or ``None`` when matches
+            may start otherwise; with it, matches are tried only where ``first`` occurs shortly before ``key``.
+        offset: where ``key`` sits in the phrase (characters from its start).
+        reach: how far around ``key`` a match may extend (for the search when ``first`` is ``None``).
+    """
+
+    phrase: str
+    pattern: re.Pattern[str]
+    key: str
+    first: str | None
+    offset: int
+    reach: int
+
+    @classmethod
+    def title(cls, title: str) -> Phrase:
+        """A title: case, punctuation, spacing and hyphenation may differ (see ``_parts_pattern``)."""
+        return cls.of(title, re.compile(_parts_pattern(title), re.IGNORECASE))
+
+    @classmethod
+    def sentence(cls, sentence: str) -> Phrase:
+        """A sentence of the task (question or rubric): case-insensitive, any whitespace, final punctuation
+        optional."""
+        words = sentence.rstrip("?.!").split()
+        return cls.of(sentence, re.compile(r"\s+".join(map(re.escape, words)) + r"[?.!]?", re.IGNORECASE))
+
+    @classmethod
+    def of(cls, phrase: str, pattern: re.Pattern[str], anchored: bool = True) -> Phrase:
+        """The matcher of ``phrase`` by ``pattern`` (``anchored``: every match starts with its first run)."""
+        parts = _WORD_PART_RE.findall(fold(phrase))
+        key = max(parts, key=len)
+        offset = max(fold(phrase).find(key), 0)
+        return cls(phrase, pattern, key, parts[0] if anchored else None, offset, 2 * len(phrase) + 20)
+
+    def spans(self, text: str, lower: str) -> list[tuple[int, int]]:
+        """Spans of the matches in ``text`` (``lower`` is ``text.lower()``)."""
+        i = lower.find(self.key)
+        if i < 0:
+            return []
+        if self.first is None:
+            return windowed_spans(text, lower, self.key, self.pattern, self.reach)
+        if len(lower) != len(text):  # offsets in lower would not be offsets in text
+            return [m.span() for m in self.pattern.finditer(text)]
+        out: list[tuple[int, int]] = []
+        first, pos, size = self.first, 0, len(self.key)
+        while i >= 0:
+            j = lower.find(first, max(pos, i - 2 * self.offset - 8), i + len(first))
+            while 0 <= j <= i:
+                match = self.pattern.match(text, j)
+                if match is not None and match.end() >= i + size:
+                    out.append(match.span())
+                    pos = match.end()
+                    break
+                j = lower.find(first, j + 1, i + len(first))
+            i = lower.find(self.key, max(i + 1, pos))
+        return out
+
+
+@dataclass(frozen=True)
+class PaperMatcher:
+    """Precompiled matchers for one paper (built once per verifier, used on every grade).
+
+    Attributes:
+        title: matcher of this paper's title.
+        title_words: ``(key, whole-word pattern)`` per content word, for partial credit (``key``: a lower-case
+            substring of every match, the prefilter).
+        other_titles: matchers of every other known paper's title, grouped under gate words: ``(gate, group)``,
+            where every title of ``group`` contains ``gate`` (one substring test rules out a whole group).
+        author: the citation forms of the first author accepted as naming them (see ``author_pattern``).
+        ambiguous: the surname is also a common English word.
+        question_words: lower-cased words of each kind's question (never names).
+    """
+
+    paper: Paper
+    title: Phrase
+    title_words: tuple[tuple[str, re.Pattern[str]], ...]
+    other_titles: tuple[tuple[str, tuple[Phrase, ...]], ...]
+    author: Phrase
+    ambiguous: bool
+    question_words: dict[str, frozenset[str]]
+
+    @classmethod
+    def build(cls, paper: Paper, others: Iterable[Paper], questions: dict[str, str]) -> PaperMatcher:
+        """Compile the matchers of ``paper``; ``others`` are the other known papers, ``questions`` the
+        question of each task kind (``{kind: question}``)."""
+        originals = {squash(w): w for w in paper.title.split()}
+        title_words = tuple((_key(originals[key]), re.compile(_parts_pattern(originals[key]), re.IGNORECASE))
+                            for key in content_words(paper.title))
+        ambiguous = paper.last_name.lower() in NON_CONTENT_WORDS
+        qwords = {kind: frozenset(w.lower() for w in _WORD_RE.findall(q)) for kind, q in questions.items()}
+        author = Phrase.of(paper.last_name, author_pattern(paper, ambiguous), anchored=not ambiguous)
+        return cls(paper, Phrase.title(paper.title), title_words,
+                   gate_groups([Phrase.title(o.title) for o in others if o.title != paper.title]),
+                   author, ambiguous, qwords)
+
+
+def gate_groups(matchers: list[Phrase]) -> tuple[tuple[str, tuple[Phrase, ...]], ...]:
+    """Group title matchers under few gate words (greedy set cover by words of five or more letters, ties to
+    the longer word), so that a text without a gate word needs no further test for that group's titles."""
+    words = {t.phrase: {w for w in _WORD_PART_RE.findall(fold(t.phrase)) if len(w) >= 5} or {t.key}
+             for t in matchers}
+    left = list(matchers)
+    groups = []
+    while left:
+        counts: dict[str, int] = {}
+        for t in left:
+            for w in words[t.phrase]:
+                counts[w] = counts.get(w, 0) + 1
+        gate = max(sorted(counts), key=lambda w: (counts[w], len(w)))
+        groups.append((gate, tuple(t for t in left if gate in words[t.phrase])))
+        left = [t for t in left if gate not in words[t.phrase]]
+    return tuple(groups)
+
+
+def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
+    """The first author's accepted citation forms, one rule for every author.
+
+    The surname counts, as a whole word in any case, when written in a citation form: with the given name
+    (either order, "Kaiming He", "He Kaiming", "He, Kaiming"), with the given name's initial ("K. He", "He, K."),
+    followed by "et al." ("He et al."), or as the whole answer.  A surname that is not also a common English
+    word counts on its own too ("Kingma wrote it"); one that is ("He", "Long") counts only in those forms, since
+    alone it reads as the word.  Source: author-date citation conventions (APA 7th ed., sections 8.17 and 9.8:
+    "Surname et al." in text, "Surname, Initials." in references).
+    """
+    surname = _parts_pattern(paper.last_name)
+    if not ambiguous:
+        return re.compile(surname, re.IGNORECASE)
+    given = _parts_pattern(paper.given_name)
+    initial = re.escape(paper.given_name[0].upper())
+    middle = r"(?:\s+(?-i:[A-Z])\.?)*"
+    forms = [
+        rf"{given}{middle}\s+{surname}",                       # Kaiming He, Ian J. Goodfellow
+        rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
+        rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
+        rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
+        rf"{surname}\s+et\.?\s+al\b",                           # He et al.
+        rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
+    ]
+    return re.compile("|".join(f"(?:{f})" for f in forms), re.IGNORECASE)

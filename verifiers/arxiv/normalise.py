@@ -1,0 +1,118 @@
+"""Text normalisation and word lists shared by the arXiv graders.
+
+Normalisation is what a title or name may differ by and still be the same: case, punctuation, spacing,
+quotes, hyphenation (``Pre-training`` = ``Pretraining`` = ``pre training``), LaTeX markup (``\\textbf{...}``,
+``$16\\times16$``) and the look-alike ``×`` for ``x``.  The word lists say which words never make a title
+or a name on their own: English function words, conversational filler and the vocabulary of the question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+#: Feedback quotes at most this many characters of the response; feedback stays below FEEDBACK_MAX.
+QUOTE_CHARS = 80
+FEEDBACK_MAX = 299
+
+#: English function words (articles, pronouns, auxiliaries, prepositions, conjunctions, common adverbs).
+FUNCTION_WORDS: frozenset[str] = frozenset("""
+a an the this that these those there here it its it's itself he she him her his hers they them their we us our
+you your yours i me my mine i'm i've i'd i'll you're we're they're he's she's that's there's here's what's
+who's is are was were be been being am do does did done doing have has had having will would shall should can
+could may might must not no nor yes and or but if then so as of in on at to for from by with about into over
+under after before between through during without within via than too very also just only even still
+yet again ever never always often sometimes some any all each every both either neither other another such
+same which who whom whose what when where why how whether while because since until unless though although
+however therefore thus hence more most less least much many few one two three first second third last
+""".split())
+
+#: Conversational filler, refusal words and the vocabulary of the questions and rubrics (meta words): text made
+#: only of these (and FUNCTION_WORDS) offers no title and no name.
+DISCOURSE_WORDS: frozenset[str] = frozenset("""
+great good nice excellent interesting fascinating wonderful awesome amazing important famous well-known
+known popular influential seminal classic landmark notable question questions answer answers answered asking
+ask asked thanks thank thx please sure certainly absolutely definitely indeed okay ok alright right hello hi
+hey dear hmm hm um uh ah oh wow well yeah yep nope sorry apologies apologize apologise unfortunately sadly
+regrettably honestly actually basically really truly happy glad help helping helpful let let's me look
+looking check checking think thinking believe guess recall remember know knowing sure unsure certain
+uncertain idea clue unknown none n/a tbd lol maybe perhaps possibly probably likely unclear say said tell
+mean meant find found search searching verify confirm provide give given note noted hope wish like love
+title titles titled author authors authored first-author wrote written writer year years
+arxiv identifier identifiers id ids number exact exactly correct incorrect wrong true false topic field
+research researcher researchers work works study article articles publication published submitted
+information details source sources detail link links reference references database internet web online
+browse browsing access knowledge cutoff cut-off data training model assistant ai language-model
+ai-assistant llm chatbot response responses reply query request user system instructions instruction
+rubric expected behavior behaviour states gives names committing commit single nothing else candidate
+candidates listing listed something someone anything anyone everything everyone thing things stuff
+go going goes see get got make made take want try use used come keep put show seem feel wait done unable
+unfortunate apologies refuse decline ticket session request error trace incident code
+""".split())
+
+#: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
+NON_CONTENT_WORDS: frozenset[str] = FUNCTION_WORDS | DISCOURSE_WORDS
+#: Words that are never a person's name (capitalised or not): the above plus the nouns of a citation.
+NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
+    "paper papers preprint conference journal proceedings et al al. university institute lab team group "
+    "ticket request reference error session trace incident case code cut-off cutoff update updated "
+    "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
+    "neurips nips icml iclr cvpr "
+    "acl emnlp pytorch tensorflow transformer transformers".split())
+
+_NON_ALNUM_RE = re.compile(r"[\W_]+")
+_WS_RE = re.compile(r"\s+")
+#: ``\times`` reads as ``x``; other LaTeX commands are markup whose argument is the text (``\emph{X}`` -> ``X``).
+_LATEX_TIMES_RE = re.compile(r"\\times(?![A-Za-z])|×")
+_LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\(?=[&%$#_{}])|[{}$]|``|''")
+
+
+def fold(text: str) -> str:
+    """Case-folded text with look-alike characters mapped (``×`` -> ``x``)."""
+    folded = text.casefold()
+    return folded.replace("×", "x") if "×" in folded else folded
+
+
+def squash(text: str) -> str:
+    """``fold(text)`` without any non-alphanumeric characters: case, punctuation, spacing and hyphens
+    no longer matter ("Pre-training" = "Pretraining" = "pre training" -> ``"pretraining"``)."""
+    return _NON_ALNUM_RE.sub("", fold(text))
+
+
+def normalise_whitespace(text: str) -> str:
+    """``text`` with every run of whitespace replaced by one space, stripped."""
+    return " ".join(text.split())
+
+
+def strip_markup(text: str) -> str:
+    """``text`` with LaTeX markup removed and ``×`` read as ``x`` (``$16\\times 16$`` -> ``16 x 16``,
+    ``\\textbf{Adam}`` -> ``Adam``, `````quoted''`` -> ``"quoted"``).  Cheap when there is no markup."""
+    if "\\" not in text and "$" not in text and "×" not in text and "`" not in text:  # one memchr each
+        return text
+    if "×" in text or "\\times" in text:
+        text = _LATEX_TIMES_RE.sub(" x ", text)
+    return _LATEX_COMMAND_RE.sub(lambda m: '"' if m.group() in ("``", "''") else "", text)
+
+
+def quote(text: str) -> str:
+    """At most ``QUOTE_CHARS`` characters of ``text``, whitespace collapsed, in double quotes."""
+    snippet = " ".join(text.lstrip()[: QUOTE_CHARS * 4].split())
+    if len(snippet) > QUOTE_CHARS:
+        snippet = snippet[: QUOTE_CHARS - 1] + "…"
+    return f'"{snippet}"' if snippet else "(empty)"
+
+
+def listing(values: Sequence[str], limit: int = 3) -> str:
+    """Up to ``limit`` values, comma-separated, with ``(+N more)`` for the rest."""
+    shown = ", ".join(values[:limit])
+    return shown if len(values) <= limit else f"{shown} (+{len(values) - limit} more)"
+
+
+def clip(feedback: str) -> str:
+    """``feedback`` cut to ``FEEDBACK_MAX`` characters (with an ellipsis when cut)."""
+    return feedback if len(feedback) <= FEEDBACK_MAX else feedback[: FEEDBACK_MAX - 1] + "…"
+
+
+def words_of(text: str) -> frozenset[str]:
+    """Lower-cased words (letters, digits, inner hyphens and apostrophes) of ``text``."""
+    return frozenset(w.lower() for w in re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", text))

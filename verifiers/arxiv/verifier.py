@@ -1,0 +1,80 @@
+"""The arXiv verifier: the 68-task pool, its paper-disjoint splits and the grading of one output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, conciseness
+from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, prepare
+from verifiers.arxiv.normalise import clip, normalise_whitespace, quote
+from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
+from verifiers.base import Grade, Splits, Task, Verifier, composite_score
+from verifiers.registry import register_verifier
+from verifiers.splits import split_by_group
+
+
+@register_verifier("arxiv")
+class ArxivVerifier(Verifier):
+    """Objective grader for arXiv facts (ID, exact title, first author, submission year).
+
+    ``tasks()`` is the fixed 68-task pool (``PAPERS`` x ``KINDS``); ``build_dataset`` splits it by
+    paper with :func:`verifiers.splits.split_by_group`; ``score`` grades one output with regular
+    expressions (rules: :mod:`verifiers.arxiv.grading` and :mod:`verifiers.arxiv.matching`).
+    """
+
+    def __init__(self, papers: Sequence[Paper] = PAPERS) -> None:
+        self._tasks: tuple[Task, ...] = tuple(task for paper in papers for task in make_tasks(paper))
+        self._matchers: dict[str, PaperMatcher] = {}
+        for paper in papers:
+            questions = {kind: t.format(title=paper.title, arxiv_id=paper.arxiv_id)
+                         for kind, t in QUESTION_TEMPLATES.items()}
+            self._matchers[paper.arxiv_id] = PaperMatcher.build(paper, papers, questions)
+        self._echoes: dict[str, tuple[Phrase, Phrase]] = {
+            t.task_id: (Phrase.sentence(t.question), Phrase.sentence(t.expected_behavior)) for t in self._tasks}
+        self._index: dict[str, Task] = {}
+        for task in self._tasks:
+            self._index[task.question] = task
+            self._index[normalise_whitespace(task.question)] = task
+
+    def tasks(self) -> tuple[Task, ...]:
+        """The 68-task pool, in ``PAPERS`` order then ``KINDS`` order."""
+        return self._tasks
+
+    def build_dataset(self, num_cases: int | None = None, seed: int = 0) -> Splits:
+        """Paper-disjoint split of ``num_cases`` tasks (default all 68), about 50/25/25 % of tasks.
+
+        Raises:
+            DatasetError: when ``num_cases`` is below 3 or above 68.
+        """
+        return split_by_group(self._tasks, num_cases, seed)
+
+    def task_for(self, task_input: str) -> Task | None:
+        """The task whose question is ``task_input`` (whitespace-insensitive), or ``None``."""
+        task = self._index.get(task_input)
+        return task if task is not None else self._index.get(normalise_whitespace(task_input))
+
+    def score(self, task_input: str, output: str) -> Grade:
+        """Grade ``output`` for the task asked by ``task_input``.
+
+        Returns a :class:`Grade`: correctness, well_formed and conciseness in [0, 1] (conciseness
+        counts only when an answer is present, see :func:`conciseness`, length in characters of the
+        stripped output), composite = ``composite_score`` rounded to 6 places, feedback < 300 chars.
+        Never raises for a ``str`` output; ``None`` is read as ``""``.  Only the first
+        ``MAX_GRADED_CHARS`` characters are searched (beyond, the feedback says the output was too long to
+        grade).  An unknown ``task_input`` scores 0.
+        """
+        text = output if isinstance(output, str) else ("" if output is None else str(output))
+        task = self.task_for(task_input if isinstance(task_input, str) else str(task_input))
+        if task is None:
+            return Grade(0.0, 0.0, 0.0, 0.0,
+                         clip(f"no ground truth is registered for this task: {quote(str(task_input))}"))
+        response = prepare(text, self._echoes[task.task_id])
+        correctness, well_formed, feedback = GRADERS[task.kind](self._matchers[task.group], response)
+        if response.truncated and well_formed:
+            feedback += f"; output too long to grade in full (only its first {MAX_GRADED_CHARS:,} characters are read)"
+        n_chars = len(text.strip())
+        concise = conciseness(n_chars) if well_formed else 0.0
+        if well_formed and concise < 1.0:
+            feedback += f"; {n_chars} chars, keep it under {CONCISE_CHARS}"
+        composite = round(composite_score(correctness, well_formed, concise), 6)
+        return Grade(correctness, well_formed, concise, composite, clip(feedback))
