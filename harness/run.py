@@ -141,8 +141,8 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
     """Answer every holdout task with skill ``body`` (the task LM from DSPy's context) and grade the answers.
 
     The ``tracker`` evaluates (:meth:`~harness.tracking.tracker.Tracker.evaluate_holdout`): an MLflow tracker
-    runs it through ``mlflow.genai.evaluate``, each task a trace of its run holding the task LM's call and every
-    grader's assessment, the rows read back from those assessments (one grading, two views); without one (no
+    answers and grades in-process and writes each task as a trace of its run holding the task LM's call and every
+    grader's assessment (one batch per variant), the rows read back from those assessments (one grading, two views); without one (no
     tracking store) it runs in-process.
     """
     program = SkillProgram(body)

@@ -385,3 +385,19 @@ def test_harness_turns_mlflow_telemetry_off(tmp_path: Path) -> None:
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "True"  # after the version line
+
+
+def test_lm_time_is_the_time_inside_the_calls_per_role(own_cache: Path) -> None:
+    task_lm, judge_lm = build_lm(ModelSpec("test/sleepy-50", cache=False)), build_lm(ModelSpec("test/oracle"))
+    usage = UsageCounter()
+    usage.attach(task_lm, "task")
+    usage.attach(judge_lm, "judge")
+    started = time.perf_counter()
+    for task in TASKS[:3]:
+        task_lm(task.question)
+        judge_lm(task.question)
+    wall = time.perf_counter() - started
+    metrics = usage.metrics()
+    assert 3 * 0.05 <= metrics["lm_time_s.task"] <= wall  # each call sleeps 50 ms inside the call
+    assert 0 <= metrics["lm_time_s.judge"] < metrics["lm_time_s.task"]
+    assert metrics["lm_time_s.total"] == pytest.approx(metrics["lm_time_s.task"] + metrics["lm_time_s.judge"])

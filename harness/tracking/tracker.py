@@ -306,9 +306,11 @@ class MlflowTracker:
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]:
-        """Answer and grade the holdout through ``mlflow.genai.evaluate`` into this run, on this tracker's store
-        (:func:`harness.tracking.genai_eval.genai_holdout`): one trace per task with every grader's assessment."""
-        from harness.tracking.genai_eval import genai_holdout
+        """Answer and grade the holdout in-process and write its traces into this run in one batch, on this
+        tracker's store (:func:`harness.tracking.holdout_traces.batch_holdout`): one trace per task with the
+        task LM's call and every grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a
+        fraction of its SQL writes (BENCHMARKS.md, issue 18)."""
+        from harness.tracking.holdout_traces import batch_holdout
 
-        return genai_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
+        return batch_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
                              on_done=on_done, tracking_uri=self.client.tracking_uri)
