@@ -10,8 +10,10 @@ from harness.config import EvolveConfig
 from harness.models.lm import ModelSpec, build_lm
 from harness.models.usage import UsageCounter
 
-#: the judge's completion cap, in tokens
-JUDGE_MAX_TOKENS = 160
+#: the judge's completion cap, in tokens: its terse one-line reply (harness.engine.judge) takes about a dozen, so
+#: 32 leaves room for a few words of feedback while a rambling reply (unscored anyway) stops early; at the
+#: embedded model's ~45 tokens/s this caps a judge reply at under a second (issue 18; was 160)
+JUDGE_MAX_TOKENS = 32
 #: the reflection LM's completion cap, in tokens (a whole rewritten skill body)
 REFLECTION_MAX_TOKENS = 2048
 

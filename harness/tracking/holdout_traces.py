@@ -52,7 +52,6 @@ from harness.tracking.genai_eval import (
     TAG_INDEX,
     holdout_data,
     rows_from_traces,
-    tracking_uri_set,
 )
 from harness.tracking.scorers import GraderScorer, grader_scorer
 from harness.tracking.store import retry_duplicate_insert
@@ -256,11 +255,14 @@ def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: S
 
 def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader], variant: str,
                   run_id: str | None = None, *, num_threads: int = 1, on_done: Callable[[], None] | None = None,
-                  tracking_uri: str | None = None) -> list[HoldoutRow]:
+                  tracking_uri: str | None = None,
+                  defer: Callable[[Callable[[], None]], None] | None = None) -> list[HoldoutRow]:
     """Answer, grade and trace one variant on the holdout into run ``run_id`` (see the module docstring).
 
     Args: as :func:`harness.tracking.genai_eval.genai_holdout`; ``run_id`` None = the active run (there must be
-        one: no run is created here); the run's experiment holds the traces.
+        one: no run is created here); the run's experiment holds the traces.  ``defer``: called with the
+        function that writes the traces and run tags, to run it later (e.g. in a writer thread, as
+        :class:`harness.tracking.tracker.MlflowTracker` does); None = write them before returning.
 
     Returns:
         ``len(tasks) * len(graders)`` rows, task-major, equal to those ``genai_holdout`` returns.
@@ -290,21 +292,27 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
             raise ValueError("batch_holdout needs a run: pass run_id or start one (mlflow.start_run())")
         run_id = active.info.run_id
 
-    with tracking_uri_set(tracking_uri):
-        client = mlflow.MlflowClient(tracking_uri=tracking_uri)
-        run = client.get_run(run_id)
-        scorers = [grader_scorer(g, aggregations=[], timeout=0) for g in graders]
-        records = answer_and_grade(program, tasks, scorers, run_id, num_threads=num_threads, on_done=on_done)
-        eval_id = uuid.uuid4().hex
-        built = [build_trace(r, variant, eval_id, run.info.experiment_id, run_id) for r in records]
-        infos = [info for info, _ in built]
-        write_traces(client, run.info.experiment_id, infos, [s for _, spans in built for s in spans], run_id)
-        tags = {f"holdout.{variant}.eval_id": eval_id}
-        if run.data.tags.get(MLFLOW_RUN_TYPE) is None:
-            tags[MLFLOW_RUN_TYPE] = MLFLOW_RUN_TYPE_GENAI_EVALUATE
-        from mlflow.entities import RunTag
+    client = mlflow.MlflowClient(tracking_uri=tracking_uri)  # every write names this store: no global URI
+    run = client.get_run(run_id)
+    scorers = [grader_scorer(g, aggregations=[], timeout=0) for g in graders]
+    records = answer_and_grade(program, tasks, scorers, run_id, num_threads=num_threads, on_done=on_done)
+    from mlflow.entities import RunTag
 
+    eval_id = uuid.uuid4().hex
+    built = [build_trace(r, variant, eval_id, run.info.experiment_id, run_id) for r in records]
+    infos = [info for info, _ in built]
+    tags = {f"holdout.{variant}.eval_id": eval_id}
+    if run.data.tags.get(MLFLOW_RUN_TYPE) is None:
+        tags[MLFLOW_RUN_TYPE] = MLFLOW_RUN_TYPE_GENAI_EVALUATE
+
+    def write() -> None:
+        write_traces(client, run.info.experiment_id, infos, [s for _, spans in built for s in spans], run_id)
         client.log_batch(run_id, tags=[RunTag(k, v) for k, v in tags.items()])
+
+    if defer is None:
+        write()
+    else:
+        defer(write)
     frame = pd.DataFrame(record_frame_rows(records, infos))
     return rows_from_traces(frame, tasks, graders, variant, run_id)
 

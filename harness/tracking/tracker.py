@@ -17,6 +17,7 @@ import shlex
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -149,6 +150,8 @@ class MlflowTracker:
         self.tracking_uri = tracking_uri
         self.run_id: str | None = None
         self._client: Any = None
+        self._writer: ThreadPoolExecutor | None = None
+        self._writes: list[Future[Any]] = []
 
     @property
     def client(self) -> Any:
@@ -199,6 +202,11 @@ class MlflowTracker:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if exc_type is None:
+            try:
+                self.flush()
+            except BaseException:
+                self.client.set_terminated(self.run_id, "FAILED")
+                raise
             self.client.set_terminated(self.run_id, "FINISHED")
             return
         interrupted = issubclass(exc_type, (KeyboardInterrupt, SystemExit))
@@ -206,12 +214,38 @@ class MlflowTracker:
         if exc is not None and self.run_id:
             mark_ended_run(exc, self.run_id)
         try:
+            try:
+                self.flush()  # what was logged before the failure stays, deferred writes included
+            except Exception:  # the run's own exception is the one to report
+                pass
             text = "".join(traceback.format_exception(exc_type, exc, tb))
             self.log_text(text, ERROR_TEXT)
             self.set_tags({"run.outcome": status.lower(),
                            "run.error": (str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
         finally:
             self.client.set_terminated(self.run_id, status)
+
+    def defer(self, write: Callable[[], Any]) -> None:
+        """Run ``write`` (a function writing to this tracker's store) in this tracker's writer thread, in
+        submission order, so the run goes on meanwhile; :meth:`flush` (called when the run ends) waits for it."""
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harness-mlflow-writer")
+        self._writes.append(self._writer.submit(write))
+
+    def flush(self) -> None:
+        """Wait for every deferred write, then stop the writer thread.
+
+        Raises:
+            Exception: the first exception a deferred write raised (after all of them ended).
+        """
+        writes, self._writes = self._writes, []
+        errors = [f.exception() for f in writes]
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+        for error in errors:
+            if error is not None:
+                raise error
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead.
@@ -309,8 +343,9 @@ class MlflowTracker:
         """Answer and grade the holdout in-process and write its traces into this run in one batch, on this
         tracker's store (:func:`harness.tracking.holdout_traces.batch_holdout`): one trace per task with the
         task LM's call and every grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a
-        fraction of its SQL writes (BENCHMARKS.md, issue 18)."""
+        fraction of its SQL writes (BENCHMARKS.md, issue 18).  The rows are returned at once; the traces are
+        written in the writer thread (:meth:`defer`) and are in the store when the run ends."""
         from harness.tracking.holdout_traces import batch_holdout
 
         return batch_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
-                             on_done=on_done, tracking_uri=self.client.tracking_uri)
+                             on_done=on_done, tracking_uri=self.client.tracking_uri, defer=self.defer)
