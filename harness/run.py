@@ -291,7 +291,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     metrics = evaluate.summarize(rows)
     wall = time.perf_counter() - started
     metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall,
-                    "fitness.unscored": metric.unscored})
+                    "fitness.unscored": metric.unscored, "fitness.grades": metric.grades})
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
     tracker.log_text(claim.report, artifacts.CLAIM_REPORT)

@@ -14,13 +14,14 @@ def _fmt(value: float | None, signed: bool = False) -> str:
 
 def judge_unscored(result: RunResult) -> str:
     """How many of the judge's grades were unscored (an unparseable reply): on the holdout per variant, and of
-    the optimiser's metric calls when the judge was the fitness (metric ``fitness.unscored``)."""
+    the fitness grades (the optimiser's metric calls and the proposer's gradings; metrics ``fitness.unscored``
+    of ``fitness.grades``) when the judge was the fitness."""
     m = result.metrics
     tasks = len(result.splits.holdout)
     base, evo = (int(m.get(f"holdout.judge.{v}.unscored", 0)) for v in ("baseline", "evolved"))
     text = f"holdout {base}/{tasks} baseline, {evo}/{tasks} evolved"
     if result.fitness == "judge":
-        text += f"; fitness {int(m.get('fitness.unscored', 0))}/{result.optimization.metric_calls} metric calls"
+        text += f"; fitness {int(m.get('fitness.unscored', 0))}/{int(m.get('fitness.grades', 0))} grades"
     return text + " (unscored grades are left out of the means and score 0 for the optimiser)"
 
 
