@@ -143,8 +143,8 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
 
     The ``tracker`` evaluates (:meth:`~harness.tracking.tracker.Tracker.evaluate_holdout`): an MLflow tracker
     answers and grades in-process and writes each task as a trace of its run holding the task LM's call and every
-    grader's assessment (one batch per variant), the rows read back from those assessments (one grading, two views); without one (no
-    tracking store) it runs in-process.
+    grader's assessment (one batch per variant), the rows read back from those assessments (one grading, two
+    views); without one (no tracking store) it runs in-process.
     """
     program = SkillProgram(body)
     tracker = tracker if tracker is not None else NullTracker()

@@ -399,5 +399,19 @@ def test_lm_time_is_the_time_inside_the_calls_per_role(own_cache: Path) -> None:
     wall = time.perf_counter() - started
     metrics = usage.metrics()
     assert 3 * 0.05 <= metrics["lm_time_s.task"] <= wall  # each call sleeps 50 ms inside the call
-    assert 0 <= metrics["lm_time_s.judge"] < metrics["lm_time_s.task"]
+    assert 0 < metrics["lm_time_s.judge"]
+    assert metrics["lm_time_s.task"] + metrics["lm_time_s.judge"] <= wall  # serial calls: no overlap
     assert metrics["lm_time_s.total"] == pytest.approx(metrics["lm_time_s.task"] + metrics["lm_time_s.judge"])
+
+
+def test_the_embedded_judge_runs_in_its_own_llama_cpp_context() -> None:
+    from harness.config import EvolveConfig
+    from harness.models.embedded import embedded_engine
+    from harness.models.roles import JUDGE_CONTEXT, JUDGE_MAX_TOKENS, model_specs
+
+    specs = model_specs(EvolveConfig(), judge=True)  # the embedded defaults
+    assert specs["task"].context == "" and specs["judge"].context == JUDGE_CONTEXT
+    assert specs["judge"].max_tokens == JUDGE_MAX_TOKENS
+    # engines are built lazily (no model load here): one per (seed, context)
+    assert embedded_engine(0, JUDGE_CONTEXT) is embedded_engine(0, JUDGE_CONTEXT)
+    assert embedded_engine(0, JUDGE_CONTEXT) is not embedded_engine(0)
