@@ -86,7 +86,8 @@ class Gate:
 def test_holdout_runs_num_threads_tasks_at_once_inside_a_tracked_run(mlflow_store: str) -> None:
     tasks = get_verifier("arxiv").build_dataset(None, 0).holdout[:8]
     gate = Gate(4)
-    with mlflow.start_run() as run, dspy.context(lm=build_lm(ModelSpec("test/oracle"))):
+    experiment_id = mlflow.create_experiment("threads")  # explicit: another test may have set an experiment
+    with mlflow.start_run(experiment_id=experiment_id) as run, dspy.context(lm=build_lm(ModelSpec("test/oracle"))):
         rows = batch_holdout(gate, tasks, [VerifierGrader(get_verifier("arxiv"))], "baseline",  # type: ignore[arg-type]
                              run.info.run_id, num_threads=4)
     assert [r.error for r in rows] == [""] * len(tasks)  # no task broke the barrier

@@ -152,6 +152,7 @@ class MlflowTracker:
         self._client: Any = None
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[Any]] = []
+        self._metric_writes: list[Any] = []
 
     @property
     def client(self) -> Any:
@@ -233,13 +234,19 @@ class MlflowTracker:
         self._writes.append(self._writer.submit(write))
 
     def flush(self) -> None:
-        """Wait for every deferred write, then stop the writer thread.
+        """Wait for every deferred write and async metric batch, then stop the writer thread.
 
         Raises:
             Exception: the first exception a deferred write raised (after all of them ended).
         """
         writes, self._writes = self._writes, []
-        errors = [f.exception() for f in writes]
+        errors: list[BaseException | None] = [f.exception() for f in writes]
+        metric_writes, self._metric_writes = self._metric_writes, []
+        for operation in metric_writes:
+            try:
+                operation.wait()
+            except Exception as exc:  # reported below, after every write ended
+                errors.append(exc)
         if self._writer is not None:
             self._writer.shutdown(wait=True)
             self._writer = None
@@ -272,13 +279,14 @@ class MlflowTracker:
             self.client.log_batch(self.run_id, params=batch)
 
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
-        """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway)."""
+        """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway) through MLflow's
+        async logging (GEPA logs progress every iteration); they are in the store after :meth:`flush`."""
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
         batch = [Metric(k, float(v), now, step or 0) for k, v in metrics.items() if v == v]
-        if batch:
-            self.client.log_batch(self.run_id, metrics=batch)
+        if batch:  # MLflow's async queue: batched with the next calls in its thread; flush() waits for it
+            self._metric_writes.append(self.client.log_batch(self.run_id, metrics=batch, synchronous=False))
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
         """Set tags on the run."""
