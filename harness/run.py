@@ -28,6 +28,7 @@ import pandas as pd
 
 from harness import artifacts
 from harness.analysis.assess import Assessment, assess
+from harness.analysis.plot_jobs import PlotJobs
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
 from harness.engine.graders import FitnessMetric, Grader
@@ -159,9 +160,9 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
     """Answer every holdout task with skill ``body`` (the task LM from DSPy's context) and grade the answers.
 
     The ``tracker`` evaluates (:meth:`~harness.tracking.tracker.Tracker.evaluate_holdout`): an MLflow tracker
-    runs it through ``mlflow.genai.evaluate``, each task a trace of its run holding the task LM's call and every
-    grader's assessment, the rows read back from those assessments (one grading, two views); without one (no
-    tracking store) it runs in-process.
+    answers and grades in-process and writes each task as a trace of its run holding the task LM's call and every
+    grader's assessment (one batch per variant), the rows read back from those assessments (one grading, two
+    views); without one (no tracking store) it runs in-process.
     """
     program = SkillProgram(body)
     tracker = tracker if tracker is not None else NullTracker()
@@ -244,17 +245,26 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     return evolved_text, gate
 
 
-def _log_plots(holdout: pd.DataFrame, result: OptimizationResult, folder: Path, optimizer: str,
-               tracker: Tracker) -> None:
-    """Per-task holdout chart (per grader) and the optimisation curve, as PNG artifacts under ``plots/``."""
-    from harness.analysis.plots import holdout_per_task_png, optimisation_curve_png
-
-    for grader in sorted(set(holdout.grader)):
-        tracker.log_file(holdout_per_task_png(holdout, folder / f"holdout_{grader}.png", grader=grader), "plots")
+def _curve_plot(jobs: PlotJobs, result: OptimizationResult, folder: Path, optimizer: str) -> None:
+    """Start drawing the optimisation curve (when there is progress) in the background."""
     if result.progress:
         points = [(p.iteration, p.best_val_score) for p in result.progress]
-        tracker.log_file(optimisation_curve_png(points, folder / "optimisation_curve.png",
-                                                title=f"{optimizer}: best validation score"), "plots")
+        jobs.submit(_render, "optimisation_curve_png", points, folder / "optimisation_curve.png",
+                    title=f"{optimizer}: best validation score")
+
+
+def _holdout_plots(jobs: PlotJobs, holdout: pd.DataFrame, folder: Path) -> None:
+    """Start drawing the per-task holdout chart of every grader in the background."""
+    for grader in sorted(set(holdout.grader)):
+        jobs.submit(_render, "holdout_per_task_png", holdout, folder / f"holdout_{grader}.png", grader=grader)
+
+
+def _render(name: str, *args: Any, **kwargs: Any) -> Path:
+    """``harness.analysis.plots.<name>(*args, **kwargs)``, imported in the plot thread (matplotlib's import
+    is part of the work taken off the run's path)."""
+    from harness.analysis import plots
+
+    return getattr(plots, name)(*args, **kwargs)
 
 
 def _log_labels(setup: Setup, rows: list[evaluate.HoldoutRow], folder: Path, tracker: Tracker) -> None:
@@ -290,6 +300,7 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
 def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
                 reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None) -> RunResult:
     started = time.perf_counter()
+    jobs, plots_dir = PlotJobs(), setup.workdir / f"plots-{fitness}"
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:
         baseline_rows = grade_baseline(setup, models, config, reporter, tracker)
@@ -297,6 +308,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
         metric = FitnessMetric(build_grader(fitness, setup.verifier, setup.skill.text, models.judge))
         result = _optimize(config, setup, metric, models, tracker, reporter)
         evolved_text, gate = _apply_gates(setup.skill, result, tracker, reporter)
+        _curve_plot(jobs, result, plots_dir, config.optimizer)
         evolved_body = parse_skill(evolved_text, setup.skill.path).body
         graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
         rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, graders, config.num_threads, reporter,
@@ -305,19 +317,22 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
-    _log_plots(holdout, result, setup.workdir / f"plots-{fitness}", config.optimizer, tracker)
+    _holdout_plots(jobs, holdout, plots_dir)
     _log_labels(setup, rows, setup.workdir / f"labels-{fitness}", tracker)
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
                    seed=config.seed)
     metrics = evaluate.summarize(rows)
     wall = time.perf_counter() - started
-    metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
+    metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall,
+                    "fitness.unscored": metric.unscored, "fitness.grades": metric.grades})
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
     tracker.log_text(claim.report, artifacts.CLAIM_REPORT)
     if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
+    for path in jobs.results():  # the plots drew in the background meanwhile (harness.analysis.plot_jobs)
+        tracker.log_file(path, "plots")
     source = setup.source
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
                      wall, claim, config.optimizer, config.seed, source.describe() if source else "",

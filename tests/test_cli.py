@@ -96,7 +96,9 @@ def test_stdout_holds_only_the_summary(quiet: bool, mlflow_store: str, tmp_path:
     assert proc.returncode == 0, proc.stderr
     run_id = mlflow.search_runs(experiment_names=["skills/arxiv"]).run_id[0]
     assert proc.stdout.rstrip().endswith(f"run id: {run_id}") and "skill evolution run" in proc.stdout
-    for library_output in ("Average Metric", "GEPA Optimization", "Evaluation completed"):
+    # ("Evaluation completed", mlflow.genai.evaluate's closing note, is gone: the tracked holdout no longer runs
+    # through it since issue 18, see harness.tracking.holdout_traces)
+    for library_output in ("Average Metric", "GEPA Optimization"):
         assert library_output not in proc.stdout
         assert (library_output in proc.stderr) is not quiet, proc.stderr
     assert ("optimising with gepa" in proc.stderr) is not quiet  # our own progress lines follow --quiet too

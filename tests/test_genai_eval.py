@@ -1,10 +1,13 @@
-"""Holdout evaluation through mlflow.genai.evaluate: same rows as generate + grade, traces in the run."""
+"""Holdout evaluation through mlflow.genai.evaluate and through the in-process batch writer
+(harness.tracking.holdout_traces.batch_holdout, what the tracker uses): same rows as generate + grade, traces in
+the run.  Every test runs on both writers (the ``holdout`` fixture), so they are held to the same facts."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import dspy
 import pytest
@@ -15,6 +18,7 @@ from harness.engine.holdout import HoldoutRow, generate, grade
 from harness.engine.program import SkillProgram
 from harness.models.lm import ModelSpec, build_lm
 from harness.tracking.genai_eval import TAG_ERROR, genai_holdout, rows_from_traces
+from harness.tracking.holdout_traces import batch_holdout
 from verifiers import Grade, Task, get_verifier
 
 TASK_IDS = ("1706.03762/id", "1412.6980/year", "1810.04805/title", "1512.03385/author")
@@ -24,6 +28,12 @@ TASK_IDS = ("1706.03762/id", "1412.6980/year", "1810.04805/title", "1512.03385/a
 def tasks() -> list[Task]:
     pool = {t.task_id: t for t in get_verifier("arxiv").tasks()}
     return [pool[i] for i in TASK_IDS]
+
+
+@pytest.fixture(params=[genai_holdout, batch_holdout], ids=["genai_evaluate", "batch"])
+def holdout(request: pytest.FixtureRequest) -> Callable[..., list[HoldoutRow]]:
+    """The holdout writer under test (same signature)."""
+    return request.param
 
 
 @pytest.fixture
@@ -69,7 +79,8 @@ class Flaky(SkillProgram):
         return super().forward(question)
 
 
-def test_rows_equal_generate_and_grade_and_traces_hold_every_assessment(experiment: str, tasks: list[Task]) -> None:
+def test_rows_equal_generate_and_grade_and_traces_hold_every_assessment(experiment: str, tasks: list[Task],
+                                                                          holdout: Callable[..., Any]) -> None:
     import mlflow
 
     verifier = get_verifier("arxiv")
@@ -82,7 +93,7 @@ def test_rows_equal_generate_and_grade_and_traces_hold_every_assessment(experime
         done = []
         with dspy.context(lm=build_lm(ModelSpec("test/oracle"))):  # thread-local LM reaches MLflow's workers
             for variant, program in variants.items():
-                rows += genai_holdout(program, tasks, graders, variant, run_id, num_threads=2,
+                rows += holdout(program, tasks, graders, variant, run_id, num_threads=2,
                                       on_done=lambda: done.append(1))
             expected = [r for variant, program in variants.items()
                         for r in grade(generate(program, tasks), graders, variant)]
@@ -118,7 +129,7 @@ def test_rows_equal_generate_and_grade_and_traces_hold_every_assessment(experime
 
 
 def test_failures_and_unscored_grades_match_grade_and_a_resumed_run_keeps_its_status(
-        experiment: str, tasks: list[Task]) -> None:
+        experiment: str, tasks: list[Task], holdout: Callable[..., Any]) -> None:
     import mlflow
 
     client = mlflow.MlflowClient()
@@ -126,7 +137,7 @@ def test_failures_and_unscored_grades_match_grade_and_a_resumed_run_keeps_its_st
     graders = [VerifierGrader(get_verifier("arxiv")), Picky(), build_judge("skill", "test/judge-garbage")]
     program = Flaky("Answer.", fail_on=tasks[0].question)
     with dspy.context(lm=build_lm(ModelSpec("test/wrong"))):
-        rows = genai_holdout(program, tasks, graders, "evolved", run_id)
+        rows = holdout(program, tasks, graders, "evolved", run_id)
         expected = grade(generate(program, tasks), graders, "evolved")
     _same(rows, expected)
     failed = [r for r in rows if r.task_id == tasks[0].task_id]
@@ -143,7 +154,8 @@ def test_failures_and_unscored_grades_match_grade_and_a_resumed_run_keeps_its_st
     assert failed_trace.info.tags[TAG_ERROR] == "RuntimeError: context window exceeded"
 
 
-def test_grader_exceptions_are_unscored_with_the_reason_like_grade(experiment: str, tasks: list[Task]) -> None:
+def test_grader_exceptions_are_unscored_with_the_reason_like_grade(experiment: str, tasks: list[Task],
+                                                                   holdout: Callable[..., Any]) -> None:
     import mlflow
 
     class Broken:
@@ -154,7 +166,7 @@ def test_grader_exceptions_are_unscored_with_the_reason_like_grade(experiment: s
 
     other = mlflow.MlflowClient().create_run(experiment).info.run_id
     with mlflow.start_run() as active, dspy.context(lm=build_lm(ModelSpec("test/oracle"))):
-        rows = genai_holdout(SkillProgram("Answer."), tasks[:2], [Broken()], "baseline", other)
+        rows = holdout(SkillProgram("Answer."), tasks[:2], [Broken()], "baseline", other)
         assert mlflow.active_run().info.run_id == active.info.run_id  # the other run was resumed nested, then left
     assert [r.feedback for r in rows] == ["unscored by judge: TimeoutError: judge timed out"] * 2
     assert len(rows) == 2 and all(math.isnan(r.composite) for r in rows)
@@ -165,10 +177,12 @@ def test_grader_exceptions_are_unscored_with_the_reason_like_grade(experiment: s
     assert judged.value is None and judged.error.error_message == "TimeoutError: judge timed out"
 
 
-def test_arguments_are_checked() -> None:
+def test_arguments_are_checked(holdout: Callable[..., Any]) -> None:
     program = SkillProgram("Answer.")
     with pytest.raises(ValueError, match="distinct"):
-        genai_holdout(program, [], [KeywordGrader(), KeywordGrader()], "baseline")
+        holdout(program, [], [KeywordGrader(), KeywordGrader()], "baseline")
     with pytest.raises(ValueError, match="variant"):
-        genai_holdout(program, [], [KeywordGrader()], "")
-    assert genai_holdout(program, [], [KeywordGrader()], "baseline") == []
+        holdout(program, [], [KeywordGrader()], "")
+    with pytest.raises(ValueError, match="num_threads"):
+        holdout(program, [], [KeywordGrader()], "baseline", num_threads=0)
+    assert holdout(program, [], [KeywordGrader()], "baseline") == []

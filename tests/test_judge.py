@@ -13,6 +13,7 @@ from harness.engine.judge import (
     JUDGE_INSTRUCTIONS,
     JudgeGrader,
     Judgement,
+    judge_feedback,
     judge_request,
     parse_judgement,
 )
@@ -71,6 +72,30 @@ def test_parse_ignores_chatter_and_markdown_around_lines() -> None:
     assert grade is not None, reason
     assert (grade.correctness, grade.well_formed, grade.conciseness) == (1.0, 0.5, 0.75)
     assert grade.feedback.endswith("Correct and short.")
+
+
+@pytest.mark.parametrize("reply, scores, feedback", [
+    ("0 1 1 wrong year; the rubric expects 2017", (0.0, 1.0, 1.0), "wrong year; the rubric expects 2017"),
+    ("Grade:\n1, 0.5, 0.25 - right title, a little long.\nThanks!", (1.0, 0.5, 0.25), "right title, a little long."),
+    ("1 1 1", (1.0, 1.0, 1.0), ""),
+    ("**1 0 0.5** off-topic", (1.0, 0.0, 0.5), "off-topic"),
+])
+def test_parse_terse_line(reply: str, scores: tuple[float, float, float], feedback: str) -> None:
+    grade, reason = parse_judgement(reply)
+    assert grade is not None, reason
+    assert (grade.correctness, grade.well_formed, grade.conciseness) == scores
+    assert grade.feedback == judge_feedback(*scores, feedback)
+
+
+@pytest.mark.parametrize("reply, reason_part", [
+    ("1 1 7 fine", "conciseness value '7' is outside [0, 1]"),
+    ("2017 was the year", "missing keys"),
+    ("1 1 fine", "missing keys"),
+    ("correctness: 1\n1 1 1 fine", "missing keys: procedure, conciseness"),  # named keys win over a terse line
+])
+def test_parse_terse_line_malformed_is_unscored(reply: str, reason_part: str) -> None:
+    grade, reason = parse_judgement(reply)
+    assert grade is None and reason_part in reason
 
 
 def test_parse_fraction_is_documented_as_ratio() -> None:

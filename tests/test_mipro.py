@@ -219,6 +219,20 @@ def test_a_prompt_model_failure_mipro_would_swallow_propagates(splits: Splits) -
         run(splits, prompt_lm=scripted_lm(engine))
 
 
+def test_unparseable_proposals_are_unusable_and_the_run_goes_on(splits: Splits) -> None:
+    # a prompt model that ignores DSPy's format (the embedded 135M model's usual reply): every proposal step
+    # fails to parse; MIPROv2 alone would raise AdapterParseError out of compile
+    grader = CountingGrader()
+    result = run(splits, grader, prompt_lm=build_lm(ModelSpec("test/proposer-garbage", cache=False)))
+    plan = plan_miprov2(BUDGET, len(splits.trainset), len(splits.valset))
+    assert result.proposals == plan.num_candidates - 1 == 3
+    assert result.unusable_proposals == result.proposals  # every step unparseable, so none usable
+    assert result.instructions == BODY  # only the unchanged skill was left to choose
+    assert [c["instructions"] for c in result.candidates] == [BODY]
+    assert len(result.progress) == plan.num_trials + 1  # every trial still ran
+    assert result.metric_calls == grader.calls > 0
+
+
 def test_a_task_model_failure_propagates(splits: Splits) -> None:
     # MIPROv2 alone skips a failed bootstrap example and scores a failed evaluation example 0
     target = splits.valset[0].question

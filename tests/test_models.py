@@ -385,3 +385,33 @@ def test_harness_turns_mlflow_telemetry_off(tmp_path: Path) -> None:
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "True"  # after the version line
+
+
+def test_lm_time_is_the_time_inside_the_calls_per_role(own_cache: Path) -> None:
+    task_lm, judge_lm = build_lm(ModelSpec("test/sleepy-50", cache=False)), build_lm(ModelSpec("test/oracle"))
+    usage = UsageCounter()
+    usage.attach(task_lm, "task")
+    usage.attach(judge_lm, "judge")
+    started = time.perf_counter()
+    for task in TASKS[:3]:
+        task_lm(task.question)
+        judge_lm(task.question)
+    wall = time.perf_counter() - started
+    metrics = usage.metrics()
+    assert 3 * 0.05 <= metrics["lm_time_s.task"] <= wall  # each call sleeps 50 ms inside the call
+    assert 0 < metrics["lm_time_s.judge"]
+    assert metrics["lm_time_s.task"] + metrics["lm_time_s.judge"] <= wall  # serial calls: no overlap
+    assert metrics["lm_time_s.total"] == pytest.approx(metrics["lm_time_s.task"] + metrics["lm_time_s.judge"])
+
+
+def test_the_embedded_judge_runs_in_its_own_llama_cpp_context() -> None:
+    from harness.config import EvolveConfig
+    from harness.models.embedded import embedded_engine
+    from harness.models.roles import JUDGE_CONTEXT, JUDGE_MAX_TOKENS, model_specs
+
+    specs = model_specs(EvolveConfig(), judge=True)  # the embedded defaults
+    assert specs["task"].context == "" and specs["judge"].context == JUDGE_CONTEXT
+    assert specs["judge"].max_tokens == JUDGE_MAX_TOKENS
+    # engines are built lazily (no model load here): one per (seed, context)
+    assert embedded_engine(0, JUDGE_CONTEXT) is embedded_engine(0, JUDGE_CONTEXT)
+    assert embedded_engine(0, JUDGE_CONTEXT) is not embedded_engine(0)

@@ -12,6 +12,19 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
+def judge_unscored(result: RunResult) -> str:
+    """How many of the judge's grades were unscored (an unparseable reply): on the holdout per variant, and of
+    the fitness grades (the optimiser's metric calls and the proposer's gradings; metrics ``fitness.unscored``
+    of ``fitness.grades``) when the judge was the fitness."""
+    m = result.metrics
+    tasks = len(result.splits.holdout)
+    base, evo = (int(m.get(f"holdout.judge.{v}.unscored", 0)) for v in ("baseline", "evolved"))
+    text = f"holdout {base}/{tasks} baseline, {evo}/{tasks} evolved"
+    if result.fitness == "judge":
+        text += f"; fitness {int(m.get('fitness.unscored', 0))}/{int(m.get('fitness.grades', 0))} grades"
+    return text + " (unscored grades are left out of the means and score 0 for the optimiser)"
+
+
 def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     """``(label, value)`` rows: holdout score per grader (baseline -> evolved, delta), calls and time."""
     m = result.metrics
@@ -30,7 +43,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
                      f"{_fmt(m.get(f'holdout.{grader}.baseline.correct_share'))} → "
                      f"{_fmt(m.get(f'holdout.{grader}.evolved.correct_share'))}"))
         unscored = [int(m.get(f"holdout.{grader}.{v}.unscored", 0)) for v in ("baseline", "evolved")]
-        if any(unscored):
+        if grader == "judge":
+            rows.append(("judge unscored", judge_unscored(result)))
+        elif any(unscored):
             rows.append((f"{grader} unscored", f"{unscored[0]} baseline, {unscored[1]} evolved (left out of the "
                                                "means; see the holdout table's feedback)"))
     opt = result.optimization
@@ -57,5 +72,11 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
     for res in results:
         deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
                            for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in res.metrics)
-        rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas} · verdict {res.verdict} · run {res.run_id}"))
+        judged = ""
+        if "holdout.judge.evolved.unscored" in res.metrics:
+            unscored = sum(int(res.metrics.get(k, 0)) for k in ("holdout.judge.baseline.unscored",
+                                                                 "holdout.judge.evolved.unscored", "fitness.unscored"))
+            judged = f" · judge unscored {unscored}"
+        rows.append((f"{res.arm.label} (seed {res.arm.seed})",
+                     f"{deltas}{judged} · verdict {res.verdict} · run {res.run_id}"))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

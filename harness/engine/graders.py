@@ -113,15 +113,18 @@ class FitnessMetric:
       ``dspy.Prediction(score=float, feedback=str)``.
 
     An ungradeable output (the grader returned :class:`~verifiers.Unscored`) scores 0.0 for the optimizer, with feedback
-    saying it was unscored, and is counted in ``unscored``.
+    saying it was unscored, and is counted in ``unscored``; ``grades`` counts every grading (the optimizer's
+    metric calls and a proposer's own gradings).
     """
 
     def __init__(self, grader: Grader) -> None:
         self.grader = grader
         self.unscored = 0
+        self.grades = 0
 
     def score_and_feedback(self, gold: Any, pred: Any) -> tuple[float, str]:
         """``(score, feedback)`` of one prediction."""
+        self.grades += 1
         grade, reason = split_grade(self.grader.grade(example_to_task(gold), prediction_text(pred)))
         if grade is None:
             self.unscored += 1

@@ -18,8 +18,10 @@ so the score and the feedback GEPA sees come from the same judgement.
 The call goes through DSPy: a ``dspy.Predict`` whose signature instructions are the judge rubric
 (:data:`JUDGE_INSTRUCTIONS`), run with the project's plain :data:`harness.engine.program.SKILL_ADAPTER`
 (system message = instructions, user message = :func:`judge_request`, the whole reply is parsed here).
-The reply format is four ``key: value`` lines, which a 135M-parameter model has a chance of producing;
-a JSON object with the same keys is accepted too.
+The asked-for reply is one terse line, ``<correctness> <procedure> <conciseness> <feedback words>``: a short
+prompt and a reply of about a dozen tokens keep the embedded 135M-parameter judge fast (its replies to the
+earlier four-line format averaged 69 tokens and mostly did not parse; issue 18).  Four ``key: value`` lines and
+a JSON object with the same keys are accepted too (other judge models, and replies that name the keys).
 """
 
 from __future__ import annotations
@@ -59,24 +61,16 @@ OUTPUT_OPEN, OUTPUT_CLOSE = JUDGE_OUTPUT_TAGS
 
 #: the judge rubric: the signature instructions, i.e. the judge's system message
 JUDGE_INSTRUCTIONS = """\
-You are a strict grader. You are given a skill (instructions an assistant had to follow), a task, \
-a rubric saying what a good answer does, and the assistant's output. Grade the output.
+You grade an assistant's output. You get the skill it had to follow, the task, a rubric and the output.
 
-Reply with exactly these four lines and nothing else:
-correctness: <a number from 0 to 1>
-procedure: <a number from 0 to 1>
-conciseness: <a number from 0 to 1>
-feedback: <one sentence saying what is right or wrong>
-
+Reply with one line and nothing else: three numbers from 0 to 1, then a few words of feedback.
 correctness: 1 if the output does what the rubric says, 0 if it is wrong or missing.
 procedure: 1 if the output follows the skill's instructions, 0 if it ignores them.
 conciseness: 1 if the output is short and to the point, 0 if it is long or padded.
+feedback: a few words on what is right or wrong.
 
 Example reply:
-correctness: 0
-procedure: 1
-conciseness: 1
-feedback: The output gives the wrong year; the rubric expects 2017."""
+0 1 1 wrong year; the rubric expects 2017"""
 
 _NUMBER_RE = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)")
 _VALUE_RE = re.compile(rf"({_NUMBER_RE.pattern})(?:\s*/\s*({_NUMBER_RE.pattern}))?\s*[.,;]?")
@@ -86,6 +80,9 @@ _LINE_RE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _JSON_ALIASES = {"procedure_following": "procedure"}
+#: the terse reply: three numbers (space, comma or semicolon apart) at the start of a line, then the feedback
+_TERSE_RE = re.compile(rf"^[ \t>*_#`-]*({_NUMBER_RE.pattern})[ \t]*[,;]?[ \t]+({_NUMBER_RE.pattern})[ \t]*[,;]?[ \t]+"
+                       rf"({_NUMBER_RE.pattern})(?![\d./])[ \t*_`.,;:-]*(.*?)[ \t*_`]*$", re.MULTILINE)
 
 
 def judge_signature() -> type[dspy.Signature]:
@@ -161,6 +158,15 @@ def _line_fields(reply: str) -> tuple[dict[str, str] | None, str]:
     return fields, ""
 
 
+def _terse_fields(reply: str) -> dict[str, object]:
+    """The fields of the first terse line ``<correctness> <procedure> <conciseness> <feedback>`` of ``reply``
+    (empty when there is none); the feedback words may be missing."""
+    match = _TERSE_RE.search(reply)
+    if match is None:
+        return {}
+    return dict(zip(_KEYS, match.groups(), strict=True))
+
+
 def judge_feedback(correctness: float, procedure: float, conciseness: float, feedback: str) -> str:
     """The feedback GEPA sees: ``"judge: correctness 0.80, procedure 1.00, conciseness 0.60. <feedback>"``."""
     head = f"judge: correctness {correctness:.2f}, procedure {procedure:.2f}, conciseness {conciseness:.2f}."
@@ -172,6 +178,8 @@ def parse_judgement(reply: str) -> tuple[Grade | None, str]:
 
     Accepted formats (text around them is ignored):
 
+    * one terse line ``<correctness> <procedure> <conciseness> <feedback words>`` (the numbers space, comma
+      or semicolon apart; the feedback may be empty), read only when the reply names no key;
     * four lines ``correctness: <v>``, ``procedure: <v>``, ``conciseness: <v>``, ``feedback: <text>``
       (keys case-insensitive, ``=`` also accepted as separator, markdown bullets/bold tolerated; the
       feedback is that line's text);
@@ -193,7 +201,7 @@ def parse_judgement(reply: str) -> tuple[Grade | None, str]:
         line_fields, reason = _line_fields(reply)
         if line_fields is None:
             return None, reason
-        fields = dict(line_fields)
+        fields = dict(line_fields) or _terse_fields(reply)
     missing = [k for k in _KEYS if k not in fields]
     if missing:
         return None, f"missing key{'s' if len(missing) > 1 else ''}: {', '.join(missing)}"

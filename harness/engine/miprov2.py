@@ -24,19 +24,28 @@ How it is fitted to this harness:
   examples.  Here the first exception raised by the metric, the task program, any DSPy module the
   proposer runs, or ``on_point`` is recorded and re-raised at the next phase or trial boundary (and
   after ``compile``), so a run either finishes cleanly or fails with that exception.
+* **Unparseable proposals are unusable, not fatal.**  One exception to the rule above: a proposal step whose
+  prompt-model reply does not follow DSPy's structured format (``AdapterParseError``; the embedded 135M model's
+  usual reply) gives no new candidate and counts as an unusable proposal, as GEPA's do, and the run goes on
+  with the candidates it has (the unchanged skill at worst; issue 18).  Any other failure still stops the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import dspy
+from dspy.propose.grounded_proposer import GroundedProposer
+from dspy.teleprompt import mipro_optimizer_v2
+from dspy.teleprompt.utils import get_signature
 from dspy.utils.callback import BaseCallback
+from dspy.utils.exceptions import AdapterParseError
 
 from harness.engine.graders import FitnessMetric, task_to_example
 from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
@@ -178,13 +187,30 @@ def plan_miprov2(budget: int, trainset_size: int, valset_size: int) -> MiproPlan
 
 
 class _Failures:
-    """The first exception seen anywhere in a run (thread-safe); :meth:`check` re-raises it."""
+    """The first exception seen anywhere in a run (thread-safe); :meth:`check` re-raises it.
+
+    While :meth:`tolerating_parse_errors` is active in a thread, an ``AdapterParseError`` raised there (the
+    prompt model's reply did not follow DSPy's format) is not a failure: the proposal step it belongs to
+    counts as unusable instead (see :class:`_TolerantProposer`).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._local = threading.local()
         self.error: BaseException | None = None
 
+    @contextlib.contextmanager
+    def tolerating_parse_errors(self) -> Iterator[None]:
+        """Within the block (this thread), unparseable replies are not recorded as failures."""
+        self._local.tolerate = True
+        try:
+            yield
+        finally:
+            self._local.tolerate = False
+
     def record(self, exc: BaseException) -> None:
+        if getattr(self._local, "tolerate", False) and isinstance(exc, AdapterParseError):
+            return
         with self._lock:
             if self.error is None:
                 self.error = exc
@@ -269,9 +295,28 @@ class _Observer(BaseCallback):
             self.on_point(point)
 
 
-def _checked_mipro(failures: _Failures, proposals: dict[str, list[str]], **kwargs: Any) -> dspy.MIPROv2:
+class _TolerantProposer(GroundedProposer):
+    """MIPROv2's grounded proposer, except that a proposal whose prompt-model reply cannot be parsed
+    (``AdapterParseError``: a small model ignoring DSPy's structured format) yields the predictor's current
+    instruction, an unusable proposal (counted as such by :func:`_fill_candidates`, as GEPA's are), and
+    the run goes on with the candidates it has.  ``unparseable`` counts those steps (class attribute reset
+    per run by :func:`_checked_mipro`; MIPROv2 builds the proposer itself)."""
+
+    unparseable = 0
+
+    def propose_instruction_for_predictor(self, *args: Any, predictor: Any = None, **kwargs: Any) -> str:
+        try:
+            return super().propose_instruction_for_predictor(*args, predictor=predictor, **kwargs)
+        except AdapterParseError:
+            type(self).unparseable += 1
+            return get_signature(predictor).instructions
+
+
+def _checked_mipro(failures: _Failures, proposals: dict[str, Any], **kwargs: Any) -> dspy.MIPROv2:
     """A ``dspy.MIPROv2`` that re-raises a recorded failure after bootstrapping, after proposing and before
-    each trial, and keeps the proposed instruction candidates in ``proposals["texts"]``.
+    each trial, and keeps the proposed instruction candidates in ``proposals["texts"]``.  Proposing runs with
+    a :class:`_TolerantProposer` (MIPROv2's module attribute ``GroundedProposer`` is swapped for the call and
+    put back) and tolerates unparseable prompt-model replies; their count is ``proposals["unparseable"]``.
 
     Raises:
         RuntimeError: the installed DSPy lacks a method this wraps (a changed MIPROv2).
@@ -288,9 +333,17 @@ def _checked_mipro(failures: _Failures, proposals: dict[str, list[str]], **kwarg
             return demos
 
         def _propose_instructions(self, *args: Any, **kw: Any) -> Any:
-            candidates = super()._propose_instructions(*args, **kw)
+            proposer_class = mipro_optimizer_v2.GroundedProposer
+            mipro_optimizer_v2.GroundedProposer = _TolerantProposer
+            _TolerantProposer.unparseable = 0
+            try:
+                with failures.tolerating_parse_errors():
+                    candidates = super()._propose_instructions(*args, **kw)
+            finally:
+                mipro_optimizer_v2.GroundedProposer = proposer_class
             failures.check()
             proposals["texts"] = list(candidates[0])
+            proposals["unparseable"] = _TolerantProposer.unparseable
             return candidates
 
         def _select_and_insert_instructions_and_demos(self, *args: Any, **kw: Any) -> Any:
@@ -361,7 +414,7 @@ def run_miprov2(baseline_body: str, metric: FitnessMetric, trainset: Sequence[Ta
     failures = _Failures()
     counting = CountingMetric(metric, failures)
     observer = _Observer(result, counting, len(valset), failures, on_point)
-    proposals: dict[str, list[str]] = {}
+    proposals: dict[str, Any] = {}
     optimizer = _checked_mipro(
         failures, proposals, metric=counting, prompt_model=settings.reflection_lm, task_model=None,
         max_bootstrapped_demos=0, max_labeled_demos=0, auto=None, num_candidates=plan.num_candidates,

@@ -116,7 +116,7 @@ class LlamaCppEngine:
                 self._llama = None
 
 
-_ENGINES: dict[tuple[str, int], LlamaCppEngine] = {}
+_ENGINES: dict[tuple[str, int, str], LlamaCppEngine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
@@ -130,11 +130,13 @@ def close_embedded_engines() -> None:
         engine.close()
 
 
-def embedded_engine(seed: int = 0) -> LlamaCppEngine:
-    """The process-wide embedded engine for ``seed`` (the 100 MB model is loaded once)."""
+def embedded_engine(seed: int = 0, context: str = "") -> LlamaCppEngine:
+    """The process-wide embedded engine for ``seed`` and ``context`` (a name: each gets its own llama.cpp
+    context, so callers that alternate, e.g. the task LM and the judge, keep their cached prompt prefixes;
+    the 100 MB weights are memory-mapped, so the page cache holds them once)."""
     path = embedded_model_path()
     with _ENGINES_LOCK:
-        key = (str(path), seed)
+        key = (str(path), seed, context)
         if key not in _ENGINES:
             if not _ENGINES:
                 atexit.register(close_embedded_engines)

@@ -76,6 +76,10 @@ class ModelSpec:
         num_retries: retries after a failed attempt on rate limits and transient errors (provider models
             only; DSPy backs off by the server's ``Retry-After``, else 1, 2, 4, ... s).
         timeout_s: per-attempt wait bound in seconds (provider models only; see the module docstring).
+        context: embedded model only: the name of the llama.cpp context its calls run in; specs naming
+            different contexts get separate ones, so two roles (task and judge) do not evict each other's
+            cached prompt prefix (8 alternating task+judge pairs took 48.5-53.6 s in one shared context,
+            23.8-24.8 s in one per role; /work/shared/PERF-NOTES.md, issue 18).
     """
 
     model: str
@@ -86,6 +90,7 @@ class ModelSpec:
     cache: bool = True
     num_retries: int = 3
     timeout_s: float = 60.0
+    context: str = ""
 
 
 @dataclass(frozen=True)
@@ -170,8 +175,8 @@ def build_lm(spec: ModelSpec) -> dspy.LM:
     if is_embedded(model):
         if spec.api_base:
             raise ModelError("api_base cannot be combined with the embedded model; it runs in-process")
-        return dspy.LM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed), temperature=spec.temperature,
-                       max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
+        return dspy.LM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed, spec.context),
+                       temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
     if spec.num_retries < 0:
         raise ModelError(f"num_retries={spec.num_retries} for model {model}: pass 0 or more")
     if not spec.timeout_s > 0:

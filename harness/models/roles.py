@@ -10,8 +10,13 @@ from harness.config import DEFAULT_MAX_TOKENS, EvolveConfig
 from harness.models.lm import ModelSpec, build_lm
 from harness.models.usage import UsageCounter
 
-#: the judge's completion cap, in tokens
-JUDGE_MAX_TOKENS = 160
+#: the judge's completion cap, in tokens: its terse one-line reply (harness.engine.judge) takes about a dozen, so
+#: 32 leaves room for a few words of feedback while a rambling reply (unscored anyway) stops early; at the
+#: embedded model's ~45 tokens/s this caps a judge reply at under a second (issue 18; was 160)
+JUDGE_MAX_TOKENS = 32
+#: the embedded judge's own llama.cpp context (``ModelSpec.context``): its prompt prefix (rubric and skill) stays
+#: cached between grades instead of being evicted by the task LM's calls
+JUDGE_CONTEXT = "judge"
 #: the reflection LM's completion cap, in tokens (a whole rewritten skill body)
 REFLECTION_MAX_TOKENS = 2048
 
@@ -36,7 +41,8 @@ def model_specs(config: EvolveConfig, *, judge: bool) -> dict[str, ModelSpec | N
                           seed=config.seed),
         "reflection": (ModelSpec(config.reflection_model, base, temperature=1.0, max_tokens=REFLECTION_MAX_TOKENS,
                                  seed=config.seed) if reflection else None),
-        "judge": ModelSpec(config.judge_model, base, max_tokens=JUDGE_MAX_TOKENS, seed=config.seed) if judge else None,
+        "judge": (ModelSpec(config.judge_model, base, max_tokens=JUDGE_MAX_TOKENS, seed=config.seed,
+                            context=JUDGE_CONTEXT) if judge else None),
     }
 
 

@@ -26,6 +26,8 @@ dry runs and benchmarks; **a number produced with them says nothing about any re
   ``tasks`` field of a request holding ``skill_text`` (``harness tasks generate``) gets ``count`` drafted tasks
   built from the skill's lines; every other field gets a fixed sentence.  A request that lists no output
   fields is echoed.
+* ``test/proposer-garbage``: a prompt model that ignores DSPy's structured format, as a 135M model does:
+  every reply is free text with no field markers (MIPROv2's proposer cannot parse it).
 """
 
 from __future__ import annotations
@@ -89,6 +91,9 @@ def _wrong_answers(tasks: list[Task]) -> dict[str, str]:
 
 
 _GARBAGE = "I cannot judge this; it looks fine-ish overall, maybe a seven."
+
+#: every reply of ``test/proposer-garbage``: prose with no ``[[ ## field ## ]]`` markers and no JSON
+_PROPOSER_GARBAGE = "Sure! A better instruction would be to answer well and be helpful, I think."
 
 #: sentence ``test/proposer`` adds (under the lessons heading) to the instruction it is asked to improve
 PROPOSER_SENTENCE = "Give only the answer, with no other words."
@@ -156,13 +161,14 @@ class ScriptedEngine:
     """A DSPy custom engine answering by rule (see the module docstring).
 
     Args:
-        name: one of oracle, wrong, echo, lessons, noisy, judge, judge-garbage, proposer, sleepy-<ms>.
+        name: one of oracle, wrong, echo, lessons, noisy, judge, judge-garbage, proposer, proposer-garbage,
+            sleepy-<ms>.
         seed: seed of the ``noisy`` model.
     Raises:
         ValueError: an unknown name.
     """
 
-    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy", "judge", "judge-garbage", "proposer")
+    NAMES = ("oracle", "wrong", "echo", "lessons", "noisy", "judge", "judge-garbage", "proposer", "proposer-garbage")
 
     def __init__(self, name: str, seed: int = 0) -> None:
         self.delay_s = 0.0
@@ -188,6 +194,8 @@ class ScriptedEngine:
             return _judgement(user, self._tasks) if self.name == "judge" else _GARBAGE
         if self.name == "proposer":
             return _proposal(system, user)
+        if self.name == "proposer-garbage":
+            return _PROPOSER_GARBAGE
         task = self._tasks.get(user)
         if self.name == "echo" or task is None:
             return user

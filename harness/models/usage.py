@@ -1,4 +1,4 @@
-"""Counting LM calls, failures, tokens and cost per role (task, reflection, judge).
+"""Counting LM calls, failures, tokens, cost and LM time per role (task, reflection, judge).
 
 An LM attached to a :class:`UsageCounter` gets a DSPy callback (``lm.callbacks``) that sees every call
 through it (``on_lm_start``/``on_lm_end``), cached, uncached and failed, from any thread; copies made
@@ -12,12 +12,15 @@ provider's token counts.  So a call counts as *uncached* when its entry has usag
 use the cache at all (``cache=False``).  Limitation: a provider that reports no usage at all, reached
 through DSPy's native engine with the cache on, is indistinguishable from a cache hit and counted as
 cached (every mainstream OpenAI-compatible server, the embedded model and the test models report usage).
-Tokens and cost are summed over uncached calls only: a cache hit costs nothing.
+Tokens and cost are summed over uncached calls only: a cache hit costs nothing.  LM time is the wall time from
+``on_lm_start`` to ``on_lm_end`` of every call (cached, uncached and failed; calls overlapping in threads each
+count in full), so ``lm_time_s.total / wall_time_s`` is the LM's share of a serial run.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +43,7 @@ class _RoleCounts:
     completion_tokens: int = 0
     cost: float = 0.0
     priced: bool = False
+    seconds: float = 0.0
 
 
 class _RoleCallback(BaseCallback):
@@ -80,7 +84,7 @@ class UsageCounter:
 
     def __init__(self, max_errors: int = MAX_ERRORS) -> None:
         self._roles: dict[str, _RoleCounts] = {}
-        self._pending: dict[str, tuple[str, Any, bool]] = {}
+        self._pending: dict[str, tuple[str, Any, bool, float]] = {}
         self._errors: deque[dict[str, str]] = deque(maxlen=max_errors)
         self._lock = threading.Lock()
 
@@ -103,17 +107,19 @@ class UsageCounter:
         kwargs = inputs.get("kwargs") or {}
         uses_cache = bool(kwargs.get("cache", getattr(lm, "cache", True)))
         with self._lock:
-            self._pending[call_id] = (role, lm, uses_cache)
+            self._pending[call_id] = (role, lm, uses_cache, time.perf_counter())
 
     def _end(self, call_id: str, outputs: Any, exception: BaseException | None) -> None:
         with self._lock:
             pending = self._pending.pop(call_id, None)
         if pending is None:
             return
-        role, lm, uses_cache = pending
+        role, lm, uses_cache, started = pending
+        elapsed = time.perf_counter() - started
         if exception is not None:
             message = f"{type(exception).__name__}: {exception}"[:MAX_ERROR_CHARS]
             with self._lock:
+                self._roles[role].seconds += elapsed
                 self._roles[role].errors += 1
                 self._errors.append({"role": role, "model": str(getattr(lm, "model", "")), "error": message})
             return
@@ -123,6 +129,7 @@ class UsageCounter:
         uncached = entry is None or bool(usage) or not uses_cache
         with self._lock:
             counts = self._roles[role]
+            counts.seconds += elapsed
             counts.calls += 1
             if uncached:
                 counts.uncached += 1
@@ -140,8 +147,9 @@ class UsageCounter:
         ``lm_calls.<role>.uncached`` (of those, answered by the engine/provider), ``lm_errors.<role>``
         (calls that raised after DSPy's retries), ``tokens.<role>.prompt`` and ``tokens.<role>.completion``
         (uncached calls only) and ``cost.<role>`` (USD, uncached calls only; present only when the
-        provider or LiteLLM's price table gave a price).  Totals: ``lm_calls.total``,
-        ``lm_calls.uncached`` and ``lm_errors.total``.
+        provider or LiteLLM's price table gave a price) and ``lm_time_s.<role>`` (seconds spent inside the
+        role's LM calls, see the module docstring).  Totals: ``lm_calls.total``, ``lm_calls.uncached``,
+        ``lm_errors.total`` and ``lm_time_s.total``.
         """
         out: dict[str, float] = {}
         with self._lock:
@@ -152,11 +160,13 @@ class UsageCounter:
             out[f"lm_errors.{role}"] = float(c.errors)
             out[f"tokens.{role}.prompt"] = float(c.prompt_tokens)
             out[f"tokens.{role}.completion"] = float(c.completion_tokens)
+            out[f"lm_time_s.{role}"] = c.seconds
             if c.priced:
                 out[f"cost.{role}"] = c.cost
         out["lm_calls.total"] = float(sum(c.calls for c in roles.values()))
         out["lm_calls.uncached"] = float(sum(c.uncached for c in roles.values()))
         out["lm_errors.total"] = float(sum(c.errors for c in roles.values()))
+        out["lm_time_s.total"] = sum(c.seconds for c in roles.values())
         return out
 
     def errors(self) -> list[dict[str, str]]:

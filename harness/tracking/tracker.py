@@ -17,6 +17,7 @@ import shlex
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -151,6 +152,9 @@ class MlflowTracker:
         self.tracking_uri = tracking_uri
         self.run_id: str | None = None
         self._client: Any = None
+        self._writer: ThreadPoolExecutor | None = None
+        self._writes: list[Future[Any]] = []
+        self._metric_writes: list[Any] = []
 
     @property
     def client(self) -> Any:
@@ -201,6 +205,11 @@ class MlflowTracker:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if exc_type is None:
+            try:
+                self.flush()
+            except BaseException:
+                self.client.set_terminated(self.run_id, "FAILED")
+                raise
             self.client.set_terminated(self.run_id, "FINISHED")
             return
         interrupted = issubclass(exc_type, (KeyboardInterrupt, SystemExit))
@@ -208,12 +217,44 @@ class MlflowTracker:
         if exc is not None and self.run_id:
             mark_ended_run(exc, self.run_id)
         try:
+            try:
+                self.flush()  # what was logged before the failure stays, deferred writes included
+            except Exception:  # the run's own exception is the one to report
+                pass
             text = "".join(traceback.format_exception(exc_type, exc, tb))
             self.log_text(text, ERROR_TEXT)
             self.set_tags({"run.outcome": status.lower(),
                            "run.error": (str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
         finally:
             self.client.set_terminated(self.run_id, status)
+
+    def defer(self, write: Callable[[], Any]) -> None:
+        """Run ``write`` (a function writing to this tracker's store) in this tracker's writer thread, in
+        submission order, so the run goes on meanwhile; :meth:`flush` (called when the run ends) waits for it."""
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harness-mlflow-writer")
+        self._writes.append(self._writer.submit(write))
+
+    def flush(self) -> None:
+        """Wait for every deferred write and async metric batch, then stop the writer thread.
+
+        Raises:
+            Exception: the first exception a deferred write raised (after all of them ended).
+        """
+        writes, self._writes = self._writes, []
+        errors: list[BaseException | None] = [f.exception() for f in writes]
+        metric_writes, self._metric_writes = self._metric_writes, []
+        for operation in metric_writes:
+            try:
+                operation.wait()
+            except Exception as exc:  # reported below, after every write ended
+                errors.append(exc)
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+        for error in errors:
+            if error is not None:
+                raise error
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead.
@@ -240,13 +281,14 @@ class MlflowTracker:
             self.client.log_batch(self.run_id, params=batch)
 
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
-        """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway)."""
+        """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway) through MLflow's
+        async logging (GEPA logs progress every iteration); they are in the store after :meth:`flush`."""
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
         batch = [Metric(k, float(v), now, step or 0) for k, v in metrics.items() if v == v]
-        if batch:
-            self.client.log_batch(self.run_id, metrics=batch)
+        if batch:  # MLflow's async queue: batched with the next calls in its thread; flush() waits for it
+            self._metric_writes.append(self.client.log_batch(self.run_id, metrics=batch, synchronous=False))
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
         """Set tags on the run."""
@@ -310,9 +352,12 @@ class MlflowTracker:
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]:
-        """Answer and grade the holdout through ``mlflow.genai.evaluate`` into this run, on this tracker's store
-        (:func:`harness.tracking.genai_eval.genai_holdout`): one trace per task with every grader's assessment."""
-        from harness.tracking.genai_eval import genai_holdout
+        """Answer and grade the holdout in-process and write its traces into this run in one batch, on this
+        tracker's store (:func:`harness.tracking.holdout_traces.batch_holdout`): one trace per task with the
+        task LM's call and every grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a
+        fraction of its SQL writes (BENCHMARKS.md, issue 18).  The rows are returned at once; the traces are
+        written in the writer thread (:meth:`defer`) and are in the store when the run ends."""
+        from harness.tracking.holdout_traces import batch_holdout
 
-        return genai_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
-                             on_done=on_done, tracking_uri=self.client.tracking_uri)
+        return batch_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
+                             on_done=on_done, tracking_uri=self.client.tracking_uri, defer=self.defer)

@@ -1,0 +1,135 @@
+"""What issue 18's speed-ups must keep: every plot logged, one trace per holdout task with the task LM's call and
+every grader's assessment, the holdout's thread count, a cached rerun with no LM call, and the judge's unscored
+count in the summary.  Behaviour only: speed is measured by experiments/bench/bench.py, never here."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import dspy
+import mlflow
+import pytest
+
+from harness.cli.console import Reporter
+from harness.cli.summary import summary_rows
+from harness.config import EvolveConfig
+from harness.engine.graders import KeywordGrader, VerifierGrader
+from harness.engine.program import SkillProgram
+from harness.models.lm import ModelSpec, build_lm, configure_cache
+from harness.models.testing import ScriptedEngine
+from harness.run import evolve
+from harness.tracking.holdout_traces import LM_SPAN_NAME, batch_holdout
+from harness.tracking.tracker import MlflowTracker
+from verifiers import get_verifier
+
+QUIET = Reporter(quiet=True)
+
+
+def _config(tmp_path: Path, **kw: object) -> EvolveConfig:
+    base: dict[str, object] = dict(task_model="test/lessons", num_cases=20, budget=30, seed=0,
+                                   output_dir=str(tmp_path / "out"))
+    base.update(kw)
+    return EvolveConfig(**base)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path):  # noqa: ANN201 - a generator fixture
+    saved = dspy.cache
+    yield configure_cache(tmp_path / "dspy-cache")
+    dspy.cache = saved
+
+
+def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessment(mlflow_store: str,
+                                                                                  tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    with MlflowTracker(config.experiment_name()) as tracker:
+        result = evolve(config, tracker, QUIET)
+    client = mlflow.MlflowClient()
+    graders = sorted({r.grader for r in result.rows})
+    plots = {Path(a.path).name for a in client.list_artifacts(result.run_id, "plots")}
+    assert plots == {f"holdout_{g}.png" for g in graders} | {"optimisation_curve.png"}
+    for name in plots:
+        png = mlflow.artifacts.download_artifacts(f"runs:/{result.run_id}/plots/{name}", dst_path=str(tmp_path))
+        assert Path(png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    experiment = client.get_run(result.run_id).info.experiment_id
+    traces = mlflow.search_traces(locations=[experiment], run_id=result.run_id, return_type="list")
+    holdout = result.splits.holdout
+    assert len(traces) == 2 * len(holdout)  # written by the tracker's writer thread, in the store at run end
+    by_key = {(t.info.tags["variant"], t.info.tags["task_id"]): t for t in traces}
+    assert set(by_key) == {(v, t.task_id) for v in ("baseline", "evolved") for t in holdout}
+    for row in result.rows:
+        trace = mlflow.get_trace(by_key[(row.variant, row.task_id)].info.trace_id)
+        assert [s.name for s in trace.data.spans].count(LM_SPAN_NAME) == 1  # the task LM's call
+        feedback = {a.name: a for a in trace.info.assessments if a.feedback is not None}
+        assert set(feedback) == set(graders)
+        assert feedback[row.grader].value == row.composite and feedback[row.grader].rationale == row.feedback
+        assert trace.data.spans[0].outputs == row.output
+
+
+class Gate:
+    """A program that answers only once ``parties`` calls are inside it at the same time (a barrier), so it
+    finishes only if the holdout really runs that many tasks at once."""
+
+    def __init__(self, parties: int) -> None:
+        self.barrier = threading.Barrier(parties, timeout=60)
+        self.threads: set[int] = set()
+        self.program = SkillProgram("Answer the question.")
+
+    def __call__(self, question: str) -> dspy.Prediction:
+        self.threads.add(threading.get_ident())
+        self.barrier.wait()  # BrokenBarrierError (a failed task) when fewer threads run at once
+        return self.program(question=question)
+
+
+def test_holdout_runs_num_threads_tasks_at_once_inside_a_tracked_run(mlflow_store: str) -> None:
+    tasks = get_verifier("arxiv").build_dataset(None, 0).holdout[:8]
+    gate = Gate(4)
+    experiment_id = mlflow.create_experiment("threads")  # explicit: another test may have set an experiment
+    with mlflow.start_run(experiment_id=experiment_id) as run, dspy.context(lm=build_lm(ModelSpec("test/oracle"))):
+        rows = batch_holdout(gate, tasks, [VerifierGrader(get_verifier("arxiv"))], "baseline",  # type: ignore[arg-type]
+                             run.info.run_id, num_threads=4)
+    assert [r.error for r in rows] == [""] * len(tasks)  # no task broke the barrier
+    assert len(gate.threads) == 4
+    assert all(r.composite == 1.0 for r in rows)
+
+
+def test_a_cached_rerun_makes_no_lm_call(mlflow_store: str, tmp_path: Path, own_cache: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = [0]
+    original = ScriptedEngine.complete
+
+    def counted(self: ScriptedEngine, request: object) -> object:
+        calls[0] += 1
+        return original(self, request)
+
+    monkeypatch.setattr(ScriptedEngine, "complete", counted)
+    config = _config(tmp_path, task_model="test/sleepy-1")
+    runs = []
+    for attempt in ("first", "rerun"):
+        configure_cache(own_cache)  # a new memory cache over the same disk cache, as a new process has
+        before = calls[0]
+        with MlflowTracker(config.experiment_name(), run_name=attempt) as tracker:
+            runs.append(evolve(config, tracker, QUIET))
+        runs[-1].metrics["engine_calls"] = calls[0] - before
+    first, rerun = runs
+    assert first.metrics["engine_calls"] > 0 and first.metrics["lm_calls.task.uncached"] > 0
+    assert rerun.metrics["engine_calls"] == 0 and rerun.metrics["lm_calls.task.uncached"] == 0
+    assert rerun.metrics["lm_calls.task"] == first.metrics["lm_calls.task"]  # same calls, all from the cache
+    assert [r.output for r in rerun.rows] == [r.output for r in first.rows]
+
+
+def test_summary_says_how_many_judge_grades_were_unscored(mlflow_store: str, tmp_path: Path) -> None:
+    config = _config(tmp_path, fitness="judge", judge_model="test/judge-garbage", task_model="test/oracle",
+                     budget=12)
+    with MlflowTracker(config.experiment_name()) as tracker:
+        result = evolve(config, tracker, QUIET)
+    rows = dict(summary_rows(result))
+    tasks = len(result.splits.holdout)
+    grades = int(result.metrics["fitness.grades"])
+    assert grades >= result.optimization.metric_calls > 0
+    assert result.metrics["fitness.unscored"] == grades  # every judge reply unparseable
+    assert rows["judge unscored"].startswith(f"holdout {tasks}/{tasks} baseline, {tasks}/{tasks} evolved; "
+                                             f"fitness {grades}/{grades} grades")
+    assert KeywordGrader().name in {r.grader for r in result.rows}
