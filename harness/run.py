@@ -27,6 +27,7 @@ import dspy
 import pandas as pd
 
 from harness import artifacts
+from harness.analysis import describe
 from harness.analysis.assess import Assessment, assess
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
@@ -148,8 +149,14 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
     program = SkillProgram(body)
     tracker = tracker if tracker is not None else NullTracker()
     with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
-        return tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
+        rows = tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
                                         on_done=advance)
+    for grader in graders:
+        graded = [r for r in rows if r.grader == grader.name]
+        unscored = sum(1 for r in graded if r.composite != r.composite)
+        if unscored:
+            reporter.note(describe.unscored_note(grader.name, variant, unscored, len(graded)))
+    return rows
 
 
 def grade_baseline(setup: Setup, models: Models, config: EvolveConfig, reporter: Reporter,
@@ -219,9 +226,17 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
         tracker.log_text(evolved_text, artifacts.REJECTED_SKILL)
         tracker.log_text("\n".join(gate.reasons) + "\n", artifacts.REJECTED_REASONS)
         evolved_text = skill.text
-    tracker.set_tags({"gates": "passed" if gate.passed else "rejected"})
+    unchanged = gate.passed and evolved_text == skill.text
+    # an unchanged skill passed no gate worth the name: say "no change", not "passed"
+    tracker.set_tags({"gates": "no change" if unchanged else "passed" if gate.passed else "rejected"})
     tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
-    tracker.log_text(unified_diff(skill.text, evolved_text, "SKILL.md") or "(no change)\n", artifacts.SKILL_DIFF)
+    tracker.log_text(describe.skill_preview_markdown(skill.text, artifacts.BASELINE_SKILL),
+                     artifacts.BASELINE_SKILL_PREVIEW)
+    tracker.log_text(describe.skill_preview_markdown(evolved_text, artifacts.EVOLVED_SKILL),
+                     artifacts.EVOLVED_SKILL_PREVIEW)
+    diff = unified_diff(skill.text, evolved_text, "SKILL.md")
+    tracker.log_text(diff or "(no change)\n", artifacts.SKILL_DIFF)
+    tracker.log_text(describe.diff_markdown(diff, artifacts.SKILL_DIFF), artifacts.SKILL_DIFF_PREVIEW)
     return evolved_text, gate
 
 
@@ -235,7 +250,7 @@ def _log_plots(holdout: pd.DataFrame, result: OptimizationResult, folder: Path, 
     if result.progress:
         points = [(p.iteration, p.best_val_score) for p in result.progress]
         tracker.log_file(optimisation_curve_png(points, folder / "optimisation_curve.png",
-                                                title=f"{optimizer}: best validation score"), "plots")
+                                                title=f"{optimizer} optimisation"), "plots")
 
 
 def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
@@ -274,17 +289,25 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
     _log_plots(holdout, result, setup.workdir / f"plots-{fitness}", config.optimizer, tracker)
+    unchanged = gate.passed and evolved_text == setup.skill.text
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
-                   seed=config.seed)
+                   seed=config.seed, unchanged=unchanged)
     metrics = evaluate.summarize(rows)
+    headline = describe.headline_metrics(claim.stats, claim.verdict, PRIMARY_GRADER)
+    tracker.log_metrics(headline)  # first, so they lead the run page's metric list
     wall = time.perf_counter() - started
     metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
-    tracker.log_metrics(metrics)
-    tracker.set_tags(claim.verdict.to_tags())
+    tracker.log_metrics({k: v for k, v in metrics.items() if not describe.is_tail_metric(k)})
+    tracker.log_table(describe.statistics_table(claim.stats, claim.verdict, metrics), artifacts.STATS_TABLE)
+    tracker.log_table(describe.per_task_pivot(rows, PRIMARY_GRADER), artifacts.PER_TASK_TABLE)
+    metrics.update(headline)
+    tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: describe.run_description(
+        claim.verdict, claim.stats, len(setup.splits.holdout), PRIMARY_GRADER)})
     tracker.log_text(claim.report, artifacts.CLAIM_REPORT)
-    if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
+    if gate.passed and not unchanged:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
-                                       metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
+                                       metrics.get(f"holdout.{PRIMARY_GRADER}.delta"), task_model=config.task_model,
+                                       dataset_digest=setup.splits.digest())
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
                      wall, claim, config.optimizer, config.seed)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from harness.cli.console import Reporter
 from harness.run import RunResult
 
@@ -49,11 +52,15 @@ def summarize_run(result: RunResult, reporter: Reporter) -> None:
     reporter.summary("skill evolution run", summary_rows(result), {"run id": str(result.run_id)})
 
 
-def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter) -> None:
-    """Per child: fitness, seed, verifier delta and verdict; then the parent run id."""
+def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter,
+                      spreads: Mapping[str, Any] | None = None) -> None:
+    """Per child: fitness, seed, verifier delta and verdict; per arm with several seeds its pooled verdict
+    (``spreads``: :func:`harness.compare.seed_spreads`); then the parent run id."""
     rows = []
     for res in results:
         deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
                            for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in res.metrics)
         rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas} · verdict {res.verdict} · run {res.run_id}"))
+    for label, spread in (spreads or {}).items():
+        rows.append((f"{label} across {spread.n_seeds} seeds", f"{spread.verdict}: {spread.reason}"))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

@@ -16,14 +16,15 @@ import os
 import shlex
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pandas as pd
 
-from harness.artifacts import ERROR_TEXT
+from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIPTION, TAG_EVALUATION_OF
 from harness.tracking.store import retry_duplicate_insert
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ class Tracker(Protocol):
     def log_file(self, path: Path, artifact_path: str) -> None: ...
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str) -> None: ...
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
-                               delta: float | None) -> int | None: ...
+                               delta: float | None, *, task_model: str = "",
+                               dataset_digest: str = "") -> int | None: ...
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]: ...
@@ -92,7 +94,8 @@ class NullTracker:
         """Discard."""
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
-                               delta: float | None) -> int | None:
+                               delta: float | None, *, task_model: str = "",
+                               dataset_digest: str = "") -> int | None:
         """Nothing is registered without a store."""
         return None
 
@@ -104,6 +107,25 @@ class NullTracker:
 
         outputs = holdout.generate(program, tasks, num_threads, on_done=on_done)
         return holdout.grade(outputs, graders, variant)
+
+
+@contextmanager
+def _experiment_choice_lifted() -> Iterator[None]:
+    """Lift ``mlflow.set_experiment``'s choice for the block, restoring it after.
+
+    ``mlflow.start_run(run_id=R)`` (how the evaluation attaches to its run) refuses a run outside the experiment
+    chosen with ``mlflow.set_experiment``, and the evaluation run lives in ``<experiment>/holdout``; traces follow
+    the active run's experiment either way.  MLflow has no public getter for the choice, hence the module
+    attribute.
+    """
+    from mlflow.tracking import fluent
+
+    saved = fluent._active_experiment_id
+    fluent._active_experiment_id = None
+    try:
+        yield
+    finally:
+        fluent._active_experiment_id = saved
 
 
 #: attribute of an exception that ended MLflow runs: their ids, innermost run first
@@ -239,12 +261,15 @@ class MlflowTracker:
 
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
         """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway)."""
+        self._log_metrics_to(self.run_id, metrics, step)
+
+    def _log_metrics_to(self, run_id: str | None, metrics: Mapping[str, float], step: int | None = None) -> None:
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
         batch = [Metric(k, float(v), now, step or 0) for k, v in metrics.items() if v == v]
         if batch:
-            self.client.log_batch(self.run_id, metrics=batch)
+            self.client.log_batch(run_id, metrics=batch)
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
         """Set tags on the run."""
@@ -283,9 +308,12 @@ class MlflowTracker:
         retry_duplicate_insert(lambda: self.client.log_inputs(self.run_id, datasets=[entity]))
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
-                               delta: float | None) -> int | None:
+                               delta: float | None, *, task_model: str = "",
+                               dataset_digest: str = "") -> int | None:
         """Register ``evolved_text`` in MLflow's prompt registry as the next version of the skill's prompt
-        (the baseline is version 1), tagged with this run, the fitness, the verdict and the holdout delta.
+        (the baseline is version 1), tagged with this run, the fitness, the verdict, the holdout delta, the task
+        model and the dataset digest (:func:`harness.tracking.prompts.register_evolved`: an identical text
+        reuses its version; the ``verified`` alias moves only on an ``improved`` verdict of a real model).
 
         Returns the version, or None when the registry already holds a different baseline for this skill
         name (then nothing is registered and the tag ``registry.note`` says why).
@@ -296,7 +324,8 @@ class MlflowTracker:
             # parallel child runs race on the prompt's aliases; register_evolved is idempotent per run and text
             version = retry_duplicate_insert(
                 lambda: register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta,
-                                         client=self.client))
+                                         client=self.client, task_model=task_model,
+                                         dataset_digest=dataset_digest))
         except BaselineMismatchError as exc:
             self.set_tags({"registry.note": str(exc)[:MAX_PARAM_CHARS]})
             return None
@@ -306,9 +335,54 @@ class MlflowTracker:
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]:
-        """Answer and grade the holdout through ``mlflow.genai.evaluate`` into this run, on this tracker's store
-        (:func:`harness.tracking.genai_eval.genai_holdout`): one trace per task with every grader's assessment."""
+        """Answer and grade the holdout through ``mlflow.genai.evaluate`` on this tracker's store
+        (:func:`harness.tracking.genai_eval.genai_holdout`): one trace per task with every grader's assessment.
+
+        The traces go into an evaluation run of their own, one per variant, named ``"<variant> · <run name>"``
+        in the experiment ``<this run's experiment>/holdout`` (so the variants are separate evaluation runs that
+        MLflow's "Compare to" view puts side by side per task, and this experiment's runs table holds only the
+        harness's runs).  That run is tagged ``holdout.evaluation_of`` = this run, ``variant`` and a description,
+        and holds the metrics ``<grader>/mean`` (over scored tasks), ``<grader>/scored`` and ``<grader>/unscored``;
+        this run gets the tags ``holdout.<variant>.run_id`` and ``holdout.<variant>.eval_id``.
+        """
         from harness.tracking.genai_eval import genai_holdout
 
-        return genai_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
-                             on_done=on_done, tracking_uri=self.client.tracking_uri)
+        eval_run = self._evaluation_run(variant)
+        status = "FAILED"
+        try:
+            with _experiment_choice_lifted():
+                rows = genai_holdout(program, tasks, graders, variant, eval_run, num_threads=num_threads,
+                                     on_done=on_done, tracking_uri=self.client.tracking_uri)
+            status = "FINISHED"
+        finally:
+            self.client.set_terminated(eval_run, status)
+        eval_id = self.client.get_run(eval_run).data.tags.get(f"holdout.{variant}.eval_id", "")
+        self.set_tags({f"holdout.{variant}.run_id": eval_run, f"holdout.{variant}.eval_id": eval_id})
+        self._log_evaluation_metrics(eval_run, rows)
+        return rows
+
+    def _evaluation_run(self, variant: str) -> str:
+        """Create the (running) evaluation run of ``variant``; returns its id."""
+        from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+
+        run = self.client.get_run(self.run_id)
+        experiment = self.client.get_experiment(run.info.experiment_id)
+        holdout = MlflowTracker(experiment.name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
+        holdout._client = self.client
+        run_name = self.run_name or run.info.run_name or str(self.run_id)
+        name = f"{variant} · {run_name}"
+        tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: str(self.run_id), "variant": variant,
+                TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{self.run_id}` ({run_name}): one "
+                                  "trace per task with every grader's assessment. Compare it to the sibling "
+                                  "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
+        return str(self.client.create_run(holdout._experiment_id(), tags=tags, run_name=name).info.run_id)
+
+    def _log_evaluation_metrics(self, eval_run: str, rows: Sequence[HoldoutRow]) -> None:
+        metrics: dict[str, float] = {}
+        for grader in dict.fromkeys(r.grader for r in rows):
+            scored = [r.composite for r in rows if r.grader == grader and r.composite == r.composite]
+            total = sum(1 for r in rows if r.grader == grader)
+            metrics[f"{grader}/mean"] = sum(scored) / len(scored) if scored else float("nan")
+            metrics[f"{grader}/scored"] = float(len(scored))
+            metrics[f"{grader}/unscored"] = float(total - len(scored))
+        self._log_metrics_to(eval_run, metrics)
