@@ -312,7 +312,7 @@ def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optim
                    + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + f"), {parallel} at a time")
     fitness_list = ",".join(dict.fromkeys(a.fitness for a in arms))
     # the parent's params say what it compared (not the first child's fitness and optimizer)
-    log_setup(setup, replace(config, fitness=fitness_list, optimizer=",".join(optimizers)), fitness_list, parent)
+    log_setup(setup, config, fitness_list, parent, {"fitness": fitness_list, "optimizer": ",".join(optimizers)})
     parent.log_params({"seeds": seeds, "optimizers": ",".join(optimizers), "parallel": parallel,
                        "arms": len(arms)})
     parent.set_tags({"experiment.kind": "side-by-side", "experiment.arms": str(len(arms))})

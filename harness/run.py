@@ -125,11 +125,17 @@ def splits_frame(splits: Splits) -> dict[str, pd.DataFrame]:
     return {name: pd.DataFrame([t.to_dict() for t in tasks], dtype="string") for name, tasks in splits.items()}
 
 
-def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker) -> None:
-    """Tags, params, the dataset (artifacts and MLflow dataset inputs) and the baseline skill text."""
-    tracker.set_tags({"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
-                      "proposer": config.resolved_proposer(), "task_model": config.task_model})
-    tracker.log_params(run_params(config, setup.skill, setup.splits, fitness))
+def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker,
+              overrides: dict[str, Any] | None = None) -> None:
+    """Tags, params, the dataset (artifacts and MLflow dataset inputs) and the baseline skill text.
+
+    ``overrides`` replace params (and the tags of the same name), e.g. a side-by-side parent's ``fitness`` and
+    ``optimizer``, which list every arm instead of the config's first one."""
+    overrides = overrides or {}
+    tags = {"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
+            "proposer": config.resolved_proposer(), "task_model": config.task_model}
+    tracker.set_tags({**tags, **{k: str(v) for k, v in overrides.items() if k in tags}})
+    tracker.log_params({**run_params(config, setup.skill, setup.splits, fitness), **overrides})
     tracker.log_artifacts(setup.workdir / "dataset", "dataset")
     digest = setup.splits.digest()
     for name, frame in splits_frame(setup.splits).items():

@@ -37,7 +37,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     opt = result.optimization
     rows.append((result.optimizer, f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
                          f"{opt.unusable_proposals}/{opt.proposals} unusable proposals"))
-    rows.append(("gates", "passed" if result.gate.passed else "rejected: " + "; ".join(result.gate.reasons)))
+    unchanged = result.gate.passed and result.evolved_text == result.skill.text
+    rows.append(("gates", "no change" if unchanged else "passed" if result.gate.passed
+                 else "rejected: " + "; ".join(result.gate.reasons)))
     if result.assessment is not None:
         verdict = result.assessment.verdict
         rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
