@@ -263,8 +263,9 @@ def experiment_report(arms: Sequence[ArmSummary], spreads: Mapping[str, SeedSpre
 
 
 def per_task_pivot(rows: Sequence[Any] | pd.DataFrame, primary: str = PRIMARY) -> pd.DataFrame:
-    """One row per holdout task: for every variant present (baseline, evolved, any other, in table order) its
-    answer and each grader's composite (``<variant> answer``, ``<variant> <grader>``), then ``flipped``.
+    """One row per holdout task: ``task_id``, ``flipped``, ``kind``, then for every variant present (baseline,
+    evolved, any other, in table order) its answer and each grader's composite (``<variant> answer``,
+    ``<variant> <grader>``).
 
     ``flipped`` compares the ``primary`` grader's correctness of baseline and evolved: ``"↑ now correct"``,
     ``"↓ now wrong"``, ``""`` (same), ``"unscored"`` (either side ungraded) or ``""`` without both variants.
@@ -285,7 +286,8 @@ def per_task_pivot(rows: Sequence[Any] | pd.DataFrame, primary: str = PRIMARY) -
     out = []
     for task in tasks:
         any_row = next(r for (t, _, _), r in index.items() if t == task)
-        record: dict[str, Any] = {"task_id": task, "kind": any_row.get("kind", "")}
+        # ``flipped`` next to the task id: the viewer shows the first few columns without scrolling
+        record: dict[str, Any] = {"task_id": task, "flipped": "", "kind": any_row.get("kind", "")}
         for variant in variants:
             graded = [index[(task, variant, g)] for g in graders if (task, variant, g) in index]
             record[f"{variant} answer"] = str(graded[0].get("output", "")) if graded else ""

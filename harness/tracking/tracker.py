@@ -370,6 +370,7 @@ class MlflowTracker:
         holdout = MlflowTracker(experiment.name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
         holdout._client = self.client
         run_name = self.run_name or run.info.run_name or str(self.run_id)
+        # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
         name = f"{variant} · {run_name}"
         tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: str(self.run_id), "variant": variant,
                 TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{self.run_id}` ({run_name}): one "
