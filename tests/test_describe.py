@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 import pytest
@@ -19,9 +20,13 @@ from harness.analysis.stats import (
     pooled_verdict,
     power_statement,
 )
-from harness.cli.console import PlainLines
+from harness.cli.console import PlainLines, Reporter
+from harness.cli.summary import summary_rows
+from harness.config import EvolveConfig
 from harness.engine.holdout import HoldoutRow
+from harness.run import evolve
 from harness.skills.gates import GateResult
+from harness.tracking.tracker import NullTracker
 
 NAN = float("nan")
 
@@ -55,7 +60,7 @@ def test_unchanged_skill_says_no_change_not_a_verdict() -> None:
     claim = assess(rows, PASSED, skill="arxiv", fitness="verifier", run_id=None, alpha=0.05, seed=0, unchanged=True)
     assert claim.verdict.verdict == UNCHANGED and not claim.verdict.disagreements
     text = describe.run_description(claim.verdict, claim.stats, holdout_size=9)
-    assert text.startswith("**no change**: no change: the optimizer kept the baseline skill text")
+    assert text.startswith("**no change**: the optimizer kept the baseline skill text")
     assert "inconclusive" not in text and "improved" not in text and "(same skill text both times)" in text
     assert describe.headline_metrics(claim.stats, claim.verdict)["verdict/score"] == 0.0
     # a gate rejection stays "rejected" even when the kept text is the baseline
@@ -66,7 +71,8 @@ def test_unchanged_skill_says_no_change_not_a_verdict() -> None:
 
 def test_names_tell_runs_apart() -> None:
     assert describe.run_name("arxiv", "verifier", "test/lessons", 0) == "verifier s0 · arxiv · test/lessons"
-    assert describe.run_name("arxiv", "judge", "openai/gpt-4o", 2, "miprov2") == "judge/miprov2 s2 · arxiv · openai/gpt-4o"
+    assert describe.run_name("arxiv", "judge", "openai/gpt-4o", 2, "miprov2") == (
+        "judge/miprov2 s2 · arxiv · openai/gpt-4o")
     assert describe.parent_run_name("arxiv", ["keyword", "verifier", "keyword"], "test/lessons", 3) == (
         "side-by-side keyword,verifier ×3 seeds · arxiv · test/lessons")
     assert describe.parent_run_name("arxiv", ["verifier"], "embedded", 1).endswith("×1 seed · arxiv · embedded")
@@ -181,3 +187,38 @@ def test_plain_lines_drop_ansi_and_bar_redraws() -> None:
                                            ("rejected", 0.0), ("unchanged", 0.0)])
 def test_verdict_score(verdict: str, score: float) -> None:
     assert describe.verdict_score(verdict) == score
+
+
+class _Recording(NullTracker):
+    """A tracker that keeps the tags and metrics it is given and counts registrations."""
+
+    def __init__(self) -> None:
+        self.tags: dict[str, str] = {}
+        self.metric_batches: list[list[str]] = []
+        self.registered = 0
+
+    def set_tags(self, tags: Mapping[str, str]) -> None:
+        self.tags.update(tags)
+
+    def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
+        self.metric_batches.append(list(metrics))
+
+    def register_skill_version(self, *args: object, **kwargs: object) -> int | None:
+        self.registered += 1
+        return None
+
+
+def test_an_unchanged_run_says_no_change_everywhere() -> None:
+    tracker = _Recording()
+    result = evolve(EvolveConfig(task_model="test/oracle", num_cases=24, budget=12, seed=0), tracker,
+                    Reporter(quiet=True))
+    assert result.evolved_text == result.skill.text  # test/oracle answers everything right: nothing to learn
+    assert tracker.tags["gates"] == "no change" and tracker.tags["verdict"] == UNCHANGED
+    assert tracker.tags["mlflow.note.content"].startswith("**no change**: the optimizer kept the baseline")
+    assert tracker.registered == 0  # an unchanged skill is not a new version
+    headline = next(b for b in tracker.metric_batches if "verdict/score" in b)
+    assert headline[0] == "verdict/score"  # the headline batch is logged before the long tail
+    assert tracker.metric_batches.index(headline) < next(
+        i for i, b in enumerate(tracker.metric_batches) if "holdout.verifier.delta" in b)
+    rows = dict(summary_rows(result))
+    assert rows["gates"] == "no change" and rows["verdict"].startswith("unchanged")

@@ -50,8 +50,8 @@ UNCHANGED = "unchanged"
 #: Every value :attr:`Verdict.verdict` can take.
 VERDICTS: tuple[str, ...] = (IMPROVED, REGRESSED, INCONCLUSIVE, REJECTED, UNCHANGED)
 #: reason of the :data:`UNCHANGED` verdict
-UNCHANGED_REASON = ("no change: the optimizer kept the baseline skill text, so the holdout compared the baseline "
-                    "with itself and any delta is the task model's own variation")
+UNCHANGED_REASON = ("the optimizer kept the baseline skill text, so the holdout compared the baseline with itself "
+                    "and any delta is the task model's own variation")
 
 #: Default significance level (two-sided).
 DEFAULT_ALPHA = 0.05
