@@ -11,6 +11,8 @@ BASELINE_TABLE = "holdout/baseline_table.json"
 CLAIM_REPORT = "claim_report.md"
 #: a side-by-side parent's report across seeds
 SEEDS_REPORT = "claim_report_seeds.md"
+#: a side-by-side parent's per-arm statistics across seeds (the long tail, instead of metric columns)
+SEEDS_TABLE = "stats/seeds.json"
 #: the skill files of a run
 BASELINE_SKILL = "skill/baseline/SKILL.md"
 EVOLVED_SKILL = "skill/evolved/SKILL.md"
@@ -21,6 +23,16 @@ SKILL_DIFF = "skill/diff.patch"
 CANDIDATE_SKILL = "skill/candidate/SKILL.md"
 AB_RANKING = "ab/ranking.json"
 AB_SUMMARY = "ab/summary.txt"
+#: markdown copies the artifact viewer previews (it shows no ``.patch``; a bare frontmatter renders as a heading)
+SKILL_DIFF_PREVIEW = "skill/diff.md"
+BASELINE_SKILL_PREVIEW = "skill/baseline/preview.md"
+EVOLVED_SKILL_PREVIEW = "skill/evolved/preview.md"
+#: one row per holdout task: each variant's answer and grades side by side, and the flip
+PER_TASK_TABLE = "holdout/per_task.json"
+#: the long tail of statistics (one row per grader), instead of dozens of metric columns
+STATS_TABLE = "stats/statistics.json"
+#: the holdout evaluation runs (one per variant, holding its traces) live in experiment ``<experiment>/holdout``
+HOLDOUT_EXPERIMENT_SUFFIX = "/holdout"
 #: LM bookkeeping
 PREFLIGHT = "lm/preflight.json"
 LM_ERRORS = "lm/errors.json"
@@ -29,6 +41,7 @@ ERROR_TEXT = "error.txt"
 #: a side-by-side parent's cross-grading matrix and its one-line-per-fitness summary
 XGRADE_MATRIX = "xgrade/matrix.json"
 XGRADE_SUMMARY = "xgrade/summary.txt"
+XGRADE_HEATMAP = "xgrade/xgrade_heatmap.png"
 #: folders
 DATASET_DIR = "dataset"
 PLOTS_DIR = "plots"
@@ -41,3 +54,7 @@ TAG_ERROR = "run.error"
 TAG_REGISTRY_VERSION = "registry.version"
 TAG_REGISTRY_NOTE = "registry.note"
 TAG_RUN_KIND = "run.kind"
+#: MLflow shows this tag as the run's description
+TAG_DESCRIPTION = "mlflow.note.content"
+#: on a holdout evaluation run: the run it belongs to; on that run: ``holdout.<variant>.run_id``
+TAG_EVALUATION_OF = "holdout.evaluation_of"

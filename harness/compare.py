@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from harness import artifacts
+from harness.analysis import describe
 from harness.analysis.claim import seeds_report
 from harness.analysis.stats import SeedSpread, pairs_from_rows, pooled_verdict
 from harness.config import ConfigError, EvolveConfig
@@ -79,18 +80,22 @@ def plan_arms(fitnesses: Sequence[str], optimizers: Sequence[str], seeds: int, b
     return [Arm(f, o, base_seed + i) for f in resolved for o in optimizers for i in range(seeds)]
 
 
-def xgrade_matrix(results: Sequence[ArmResult]) -> pd.DataFrame:
-    """Rows = arm label (fitness[/optimizer]), columns = grader, cells = holdout delta, averaged over seeds."""
+def xgrade_matrix(results: Sequence[ArmResult], metric: str = "holdout.{grader}.delta",
+                  aggfunc: Any = "mean") -> pd.DataFrame:
+    """Rows = arm label (fitness[/optimizer]), columns = grader, cells = holdout delta, averaged over seeds.
+
+    ``metric`` (a name pattern with ``{grader}``) and ``aggfunc`` pick another per-child metric and how seeds
+    combine, e.g. ``"stats.{grader}.n_pairs"`` (scored pairs) for the heatmap's n."""
     records = []
     for res in results:
         for grader in GRADERS:
-            delta = res.metrics.get(f"holdout.{grader}.delta")
-            if delta is not None:
-                records.append({"optimized_by": res.arm.label, "graded_by": grader, "delta": delta})
+            value = res.metrics.get(metric.format(grader=grader))
+            if value is not None:
+                records.append({"optimized_by": res.arm.label, "graded_by": grader, "delta": value})
     if not records:
         return pd.DataFrame()
     frame = pd.DataFrame(records).pivot_table(index="optimized_by", columns="graded_by", values="delta",
-                                              aggfunc="mean")
+                                              aggfunc=aggfunc, dropna=False)
     rows = [r for r in dict.fromkeys(res.arm.label for res in results) if r in frame.index]
     cols = [c for c in GRADERS if c in frame.columns]
     return frame.loc[rows, cols]
@@ -121,8 +126,14 @@ def seed_spreads(results: Sequence[ArmResult], alpha: float) -> dict[str, SeedSp
     return spreads
 
 
-def _log_parent(tracker: Tracker, matrix: pd.DataFrame, lines: list[str], spreads: dict[str, SeedSpread],
-                workdir: Path) -> None:
+def _same_nonzero(values: pd.Series) -> float:
+    """+1 / -1 when every seed's verdict score is that, else 0 (a significance mark needs every seed)."""
+    vals = set(values.dropna())
+    return vals.pop() if len(vals) == 1 else 0.0
+
+
+def _log_parent(tracker: Tracker, results: Sequence[ArmResult], matrix: pd.DataFrame, lines: list[str],
+                spreads: dict[str, SeedSpread], workdir: Path, holdout_size: int) -> None:
     from harness.analysis.plots import xgrade_heatmap_png
 
     if not matrix.empty:
@@ -130,12 +141,21 @@ def _log_parent(tracker: Tracker, matrix: pd.DataFrame, lines: list[str], spread
         tracker.log_metrics({f"xgrade.{row}.{col}.delta".replace("/", "."): float(value)
                              for row, series in matrix.iterrows() for col, value in series.items()
                              if value == value})
-        tracker.log_file(xgrade_heatmap_png(matrix, workdir / "xgrade_heatmap.png"), "xgrade")
+        counts = xgrade_matrix(results, "stats.{grader}.n_pairs", "min")
+        marks = xgrade_matrix(results, "{grader}/verdict", _same_nonzero)
+        tracker.log_file(xgrade_heatmap_png(matrix, workdir / "xgrade_heatmap.png", counts=counts,
+                                            total=holdout_size, marks=marks), "xgrade")
+    seed_rows = []
     for label, spread in spreads.items():
-        tracker.log_metrics({f"seeds.{label.replace('/', '.')}.{k}": v for k, v in spread.to_metrics("").items()})
+        key = label.replace("/", ".")
+        tracker.log_metrics({f"seeds/{key}/verdict": describe.verdict_score(spread.verdict),
+                             f"seeds/{key}/mean_delta": spread.mean_delta})
         tracker.set_tags({f"verdict.seeds.{label}": spread.verdict})
+        seed_rows.append({"arm": label, "verdict": spread.verdict, "reason": spread.reason,
+                          **spread.to_metrics("")})
     if spreads:
         tracker.log_text(seeds_report(spreads), artifacts.SEEDS_REPORT)
+        tracker.log_table(pd.DataFrame(seed_rows), artifacts.SEEDS_TABLE)
     text = "\n".join(lines) + "\n"
     tracker.log_text(text, artifacts.XGRADE_SUMMARY)
     tracker.set_tags({"xgrade.summary": " | ".join(lines)[:500]})
@@ -192,8 +212,8 @@ def _child_config(config: EvolveConfig, arm: Arm) -> EvolveConfig:
 
 def _run_arm(setup: Setup, config: EvolveConfig, arm: Arm, models: Models, parent_run_id: str,
              baseline: list[HoldoutRow], reporter: Reporter) -> ArmResult:
-    with MlflowTracker(config.experiment_name(), run_name=f"{setup.skill.name}-{arm.label}-s{arm.seed}",
-                       parent_run_id=parent_run_id) as child:
+    name = describe.run_name(setup.skill.name, arm.fitness, config.task_model, arm.seed, arm.optimizer)
+    with MlflowTracker(config.experiment_name(), run_name=name, parent_run_id=parent_run_id) as child:
         result = evolve_run(setup, _child_config(config, arm), arm.fitness, models, child, reporter,
                             baseline_rows=baseline)
     return ArmResult.from_run(arm, result)
@@ -244,6 +264,28 @@ def _run_processes(arms: Sequence[Arm], config: EvolveConfig, parent_run_id: str
         return list(pool.map(launch, range(len(arms)), arms))
 
 
+def arm_summaries(results: Sequence[ArmResult]) -> list[describe.ArmSummary]:
+    """The children as :func:`harness.analysis.describe.parent_description` reads them."""
+    return [describe.ArmSummary(r.arm.label, r.arm.seed, r.run_id, r.verdict, r.metrics) for r in results]
+
+
+def _describe_parent(parent: Tracker, results: Sequence[ArmResult], spreads: dict[str, SeedSpread],
+                     matrix: pd.DataFrame, setup: Setup, config: EvolveConfig, seeds: int) -> None:
+    """The parent's verdict (per arm), headline metrics, description and claim report (for any number of seeds)."""
+    arms = arm_summaries(results)
+    verdicts = describe.arm_verdicts(arms, spreads)
+    baseline = results[0].metrics.get("verifier/baseline") if results else None
+    parent.log_metrics({**{f"verdict/{label.replace('/', '.')}": describe.verdict_score(v)
+                           for label, v in verdicts.items()},
+                        **({"verifier/baseline": baseline} if baseline is not None else {})})
+    text = describe.parent_description(arms, spreads, task_model=config.task_model, seeds=seeds,
+                                       holdout_size=len(setup.splits.holdout))
+    parent.set_tags({artifacts.TAG_VERDICT: describe.experiment_verdict(arms, spreads),
+                     artifacts.TAG_DESCRIPTION: text})
+    parent.log_text(describe.experiment_report(arms, spreads, matrix, skill=setup.skill.name,
+                                               task_model=config.task_model, seeds=seeds), artifacts.CLAIM_REPORT)
+
+
 class ChildRunError(RuntimeError):
     """A child process of a side-by-side experiment failed (message names the arm and its log)."""
 
@@ -271,7 +313,11 @@ def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optim
     arms = plan_arms(fitnesses, optimizers, seeds, config.seed, setup.source or setup.skill.name)
     reporter.phase(f"side-by-side: {len(arms)} child runs ("
                    + ", ".join(f"{a.label} seed {a.seed}" for a in arms) + f"), {parallel} at a time")
-    log_setup(setup, config, ",".join(dict.fromkeys(a.fitness for a in arms)), parent)
+    fitness_list = ",".join(dict.fromkeys(a.fitness for a in arms))
+    # the parent's params say what it compared (not the first child's fitness and optimizer)
+    log_setup(setup, config, fitness_list, parent, {"fitness": fitness_list, "optimizer": ",".join(optimizers)})
+    parent.log_params({"seeds": seeds, "optimizers": ",".join(optimizers), "parallel": parallel,
+                       "arms": len(arms)})
     parent.set_tags({"experiment.kind": "side-by-side", "experiment.arms": str(len(arms))})
     check_models_answer(config, judge=True, tracker=parent)
     models = build_models(config, judge=True)
@@ -288,7 +334,9 @@ def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optim
         results = _run_processes(arms, config, parent.run_id, baseline, setup.workdir, parallel, reporter)
     matrix = xgrade_matrix(results)
     lines = summary_lines(matrix)
-    _log_parent(parent, matrix, lines, seed_spreads(results, config.alpha), setup.workdir)
+    spreads = seed_spreads(results, config.alpha)
+    _log_parent(parent, results, matrix, lines, spreads, setup.workdir, len(setup.splits.holdout))
+    _describe_parent(parent, results, spreads, matrix, setup, config, seeds)
     parent.log_metrics(models.usage.metrics())
     for line in lines:
         reporter.note(line)

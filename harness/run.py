@@ -27,6 +27,7 @@ import dspy
 import pandas as pd
 
 from harness import artifacts
+from harness.analysis import describe
 from harness.analysis.assess import Assessment, assess
 from harness.analysis.plot_jobs import PlotJobs
 from harness.config import EvolveConfig
@@ -133,11 +134,17 @@ def splits_frame(splits: Splits) -> dict[str, pd.DataFrame]:
     return {name: pd.DataFrame([t.to_dict() for t in tasks], dtype="string") for name, tasks in splits.items()}
 
 
-def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker) -> None:
-    """Tags, params, the dataset (artifacts and MLflow dataset inputs) and the baseline skill text."""
-    tracker.set_tags({"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
-                      "proposer": config.resolved_proposer(), "task_model": config.task_model})
-    tracker.log_params(run_params(config, setup.skill, setup.splits, fitness))
+def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker,
+              overrides: dict[str, Any] | None = None) -> None:
+    """Tags, params, the dataset (artifacts and MLflow dataset inputs) and the baseline skill text.
+
+    ``overrides`` replace params (and the tags of the same name), e.g. a side-by-side parent's ``fitness`` and
+    ``optimizer``, which list every arm instead of the config's first one."""
+    overrides = overrides or {}
+    tags = {"skill": setup.skill.name, "fitness": fitness, "optimizer": config.optimizer,
+            "proposer": config.resolved_proposer(), "task_model": config.task_model}
+    tracker.set_tags({**tags, **{k: str(v) for k, v in overrides.items() if k in tags}})
+    tracker.log_params({**run_params(config, setup.skill, setup.splits, fitness), **overrides})
     source = setup.source
     if source is not None:
         tracker.log_params(source.params())
@@ -168,8 +175,14 @@ def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], 
     tracker = tracker if tracker is not None else NullTracker()
     num_threads = evaluate.holdout_threads(num_threads, setup.verifier)
     with reporter.progress(f"holdout · {variant}", len(setup.splits.holdout)) as advance:
-        return tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
+        rows = tracker.evaluate_holdout(program, setup.splits.holdout, graders, variant, num_threads=num_threads,
                                         on_done=advance)
+    for grader in graders:
+        graded = [r for r in rows if r.grader == grader.name]
+        unscored = sum(1 for r in graded if r.composite != r.composite)
+        if unscored:
+            reporter.note(describe.unscored_note(grader.name, variant, unscored, len(graded)))
+    return rows
 
 
 def grade_baseline(setup: Setup, models: Models, config: EvolveConfig, reporter: Reporter,
@@ -239,9 +252,17 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
         tracker.log_text(evolved_text, artifacts.REJECTED_SKILL)
         tracker.log_text("\n".join(gate.reasons) + "\n", artifacts.REJECTED_REASONS)
         evolved_text = skill.text
-    tracker.set_tags({"gates": "passed" if gate.passed else "rejected"})
+    unchanged = gate.passed and evolved_text == skill.text
+    # an unchanged skill passed no gate worth the name: say "no change", not "passed"
+    tracker.set_tags({"gates": "no change" if unchanged else "passed" if gate.passed else "rejected"})
     tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
-    tracker.log_text(unified_diff(skill.text, evolved_text, "SKILL.md") or "(no change)\n", artifacts.SKILL_DIFF)
+    tracker.log_text(describe.skill_preview_markdown(skill.text, artifacts.BASELINE_SKILL),
+                     artifacts.BASELINE_SKILL_PREVIEW)
+    tracker.log_text(describe.skill_preview_markdown(evolved_text, artifacts.EVOLVED_SKILL),
+                     artifacts.EVOLVED_SKILL_PREVIEW)
+    diff = unified_diff(skill.text, evolved_text, "SKILL.md")
+    tracker.log_text(diff or "(no change)\n", artifacts.SKILL_DIFF)
+    tracker.log_text(describe.diff_markdown(diff, artifacts.SKILL_DIFF), artifacts.SKILL_DIFF_PREVIEW)
     return evolved_text, gate
 
 
@@ -250,7 +271,7 @@ def _curve_plot(jobs: PlotJobs, result: OptimizationResult, folder: Path, optimi
     if result.progress:
         points = [(p.iteration, p.best_val_score) for p in result.progress]
         jobs.submit(_render, "optimisation_curve_png", points, folder / "optimisation_curve.png",
-                    title=f"{optimizer}: best validation score")
+                    title=f"{optimizer} optimisation")
 
 
 def _holdout_plots(jobs: PlotJobs, holdout: pd.DataFrame, folder: Path) -> None:
@@ -319,18 +340,26 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
     _holdout_plots(jobs, holdout, plots_dir)
     _log_labels(setup, rows, setup.workdir / f"labels-{fitness}", tracker)
+    unchanged = gate.passed and evolved_text == setup.skill.text
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
-                   seed=config.seed)
+                   seed=config.seed, unchanged=unchanged)
     metrics = evaluate.summarize(rows)
+    headline = describe.headline_metrics(claim.stats, claim.verdict, PRIMARY_GRADER)
+    tracker.log_metrics(headline)  # first, so they lead the run page's metric list
     wall = time.perf_counter() - started
     metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall,
                     "fitness.unscored": metric.unscored, "fitness.grades": metric.grades})
-    tracker.log_metrics(metrics)
-    tracker.set_tags(claim.verdict.to_tags())
+    tracker.log_metrics({k: v for k, v in metrics.items() if not describe.is_tail_metric(k)})
+    tracker.log_table(describe.statistics_table(claim.stats, claim.verdict, metrics), artifacts.STATS_TABLE)
+    tracker.log_table(describe.per_task_pivot(rows, PRIMARY_GRADER), artifacts.PER_TASK_TABLE)
+    metrics.update(headline)
+    tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: describe.run_description(
+        claim.verdict, claim.stats, len(setup.splits.holdout), PRIMARY_GRADER)})
     tracker.log_text(claim.report, artifacts.CLAIM_REPORT)
-    if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
+    if gate.passed and not unchanged:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
-                                       metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
+                                       metrics.get(f"holdout.{PRIMARY_GRADER}.delta"), task_model=config.task_model,
+                                       dataset_digest=setup.splits.digest())
     for path in jobs.results():  # the plots drew in the background meanwhile (harness.analysis.plot_jobs)
         tracker.log_file(path, "plots")
     source = setup.source

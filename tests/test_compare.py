@@ -147,7 +147,15 @@ def test_children_as_parallel_processes(mlflow_store: str, tmp_path: Path, monke
         ("keyword", "0"), ("keyword", "1"), ("verifier", "0"), ("verifier", "1")]
     parent = mlflow.get_run(parent_id)
     assert parent.data.tags["verdict.seeds.verifier"] in {"improved", "inconclusive", "regressed"}
-    assert "seeds.verifier.verifier.seeds.n_seeds" in parent.data.metrics
+    # issue 16: the per-seed statistics moved from seeds.<arm>.* metrics to the table stats/seeds.json
+    assert "seeds/verifier/verdict" in parent.data.metrics and "seeds/verifier/mean_delta" in parent.data.metrics
+    mlflow.set_experiment("skills/arxiv")
+    seeds_table = mlflow.load_table("stats/seeds.json", run_ids=[parent_id])
+    assert set(seeds_table.arm) == {"keyword", "verifier"} and set(seeds_table["verifier.seeds.n_seeds"]) <= {2.0}
+    assert parent.data.tags["verdict"] == " · ".join(
+        f"{arm}: {parent.data.tags[f'verdict.seeds.{arm}']}" for arm in ("keyword", "verifier"))
+    assert parent.data.params["fitness"] == "keyword,verifier" and parent.data.params["seeds"] == "2"
+    assert parent.data.tags["mlflow.note.content"].startswith("Compared 2 fitness arms (keyword, verifier) × 2 seeds")
     assert "xgrade.keyword.verifier.delta" in parent.data.metrics
     report = mlflow.artifacts.load_text(f"runs:/{parent_id}/claim_report_seeds.md")
     assert "| verifier | 2 |" in report

@@ -89,7 +89,7 @@ def test_registry_round_trip(mlflow_store: str, tmp_path: Path) -> None:
     assert list(frame["version"]) == [1, 2]
     assert list(frame["variant"]) == ["baseline", "evolved"]
     assert list(frame["run_id"]) == ["", run_id]
-    assert list(frame["verdict"]) == ["", "improved"]
+    assert list(frame["verdict"]) == ["baseline", "improved"]  # issue 16: every version names its verdict
     assert math.isnan(frame["holdout_delta"][0]) and frame["holdout_delta"][1] == 0.125
     assert list(frame["aliases"]) == ["baseline", "evolved"]
     assert frame["created"][0] <= frame["created"][1]
@@ -189,3 +189,36 @@ def test_versions_command_reports_an_unreachable_store_at_once(tmp_path: Path,
     result = CliRunner().invoke(versions_command, ["--skill", "arxiv"])
     assert result.exit_code == 2
     assert f"http://127.0.0.1:{port} cannot be used" in result.output and "MLFLOW_TRACKING_URI" in result.output
+
+
+def test_verified_alias_moves_only_on_improved_from_a_real_model_and_identical_text_is_reused(
+        mlflow_store: str, tmp_path: Path) -> None:
+    import mlflow
+
+    from harness.tracking.prompts import trusted
+
+    skill = _skill(tmp_path)
+    client = mlflow.MlflowClient()
+    first = skill.with_body("First evolution.\n")
+    second = skill.with_body("Second evolution.\n")
+    # an improved verdict from an offline test model: a version, tagged, but not verified
+    assert register_evolved(skill, first, "run-test", "verifier", "improved", 0.5, task_model="test/lessons",
+                            dataset_digest="abc123") == 2
+    tags = client.get_prompt_version("skill-bracy", 2).tags
+    assert (tags["task_model"], tags["dataset_digest"], tags["verdict"]) == ("test/lessons", "abc123", "improved")
+    assert "verified" not in skill_versions("bracy")["aliases"][1]
+    # a real model, inconclusive: @evolved moves, @verified does not exist yet
+    assert register_evolved(skill, second, "run-real-1", "verifier", "inconclusive", -0.1,
+                            task_model="openai/gpt-4o-mini", dataset_digest="abc123") == 3
+    assert "verified" not in ",".join(skill_versions("bracy")["aliases"])
+    # the identical text of version 2 again, improved by a real model: no new version; the run is recorded on it
+    # and @verified moves there
+    assert register_evolved(skill, first, "run-real-2", "verifier", "improved", 0.25,
+                            task_model="openai/gpt-4o-mini", dataset_digest="abc123") == 2
+    frame = skill_versions("bracy")
+    assert list(frame["version"]) == [1, 2, 3]
+    assert dict(zip(frame["version"], frame["aliases"], strict=True)) == {1: "baseline", 2: "verified", 3: "evolved"}
+    note = client.get_prompt_version("skill-bracy", 2).tags["run.run-real-2"]
+    assert note.startswith("improved · openai/gpt-4o-mini · verifier")
+    assert trusted("improved", "openai/gpt-4o-mini") and not trusted("improved", "test/oracle")
+    assert not trusted("inconclusive", "openai/gpt-4o-mini") and not trusted("improved", "")

@@ -56,8 +56,15 @@ def test_run_logs_params_metrics_artifacts_and_datasets(mlflow_store: str) -> No
     assert all(len(v) <= 500 for v in params.values())
     metrics = run.data.metrics
     for key in ("holdout.verifier.baseline", "holdout.verifier.evolved", "holdout.verifier.delta",
-                "holdout.verifier.evolved.correct_share", "holdout.keyword.delta", "lm_calls.task", "wall_time_s"):
+                "holdout.keyword.delta", "lm_calls.task", "wall_time_s", "verdict/score", "verifier/baseline",
+                "verifier/evolved", "verifier/delta", "verifier/flipped_up", "verifier/flipped_down", "keyword/delta"):
         assert key in metrics, key
+    # the long tail is a table, not metric columns (issue 16; migrated from the metrics holdout.*.correct_share
+    # and stats.*)
+    assert not any(k.startswith("stats.") or (k.startswith("holdout.") and k.endswith((".correct_share", ".unscored")))
+                   for k in metrics)
+    assert metrics["verdict/score"] == 1.0 and metrics["verifier/flipped_down"] == 0
+    assert metrics["verifier/delta"] == pytest.approx(metrics["holdout.verifier.delta"])
     history = mlflow.MlflowClient().get_metric_history(result.run_id, "gepa.best_val_score")
     assert [m.step for m in history][0] == 0 and len(history) >= 2
     artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(result.run_id, "skill")}
@@ -74,7 +81,32 @@ def test_run_logs_params_metrics_artifacts_and_datasets(mlflow_store: str) -> No
     assert run.data.tags["verdict"] == "improved"  # test/lessons is a mechanical stand-in, not a finding
     report = mlflow.artifacts.load_text(f"runs:/{result.run_id}/claim_report.md")
     assert "improved" in report and "holdout/holdout_table.json" in report
-    assert "stats.verifier.wilcoxon_p" in run.data.metrics and "stats.keyword.mcnemar_p" in run.data.metrics
+    stats = mlflow.load_table("stats/statistics.json", run_ids=[result.run_id])
+    assert set(stats.grader) == {"verifier", "keyword"}
+    assert {"wilcoxon_p", "mcnemar_p", "evolved.correct_share", "baseline.unscored", "verdict"} <= set(stats.columns)
+    # the description: verdict, baseline -> evolved with flips, where the evidence is
+    note = run.data.tags["mlflow.note.content"]
+    assert note.startswith("**improved** (verifier grader)")
+    assert "verifier 0.500 → 1.000" in note and "flipped to correct" in note and "claim_report.md" in note
+    # per-task pivot, previews of the diff and the skill files
+    pivot = mlflow.load_table("holdout/per_task.json", run_ids=[result.run_id])
+    assert {"task_id", "baseline answer", "baseline verifier", "evolved answer", "evolved verifier",
+            "flipped"} <= set(pivot.columns)
+    assert (pivot.flipped == "↑ now correct").sum() == metrics["verifier/flipped_up"] > 0
+    assert mlflow.artifacts.load_text(f"runs:/{result.run_id}/skill/diff.md").count("```diff") == 1
+    preview = mlflow.artifacts.load_text(f"runs:/{result.run_id}/skill/evolved/preview.md")
+    assert "```yaml\nname: arxiv" in preview and preview.count("\n---") == 0
+    # one evaluation run per variant, holding its traces, in <experiment>/holdout
+    for variant in ("baseline", "evolved"):
+        eval_run = mlflow.get_run(run.data.tags[f"holdout.{variant}.run_id"])
+        assert mlflow.get_experiment(eval_run.info.experiment_id).name == "skills/arxiv/holdout"
+        assert eval_run.data.tags["holdout.evaluation_of"] == result.run_id
+        assert eval_run.info.run_name.startswith(f"{variant} · ")
+        assert eval_run.data.metrics["verifier/scored"] == len(result.splits.holdout)
+        traces = mlflow.search_traces(locations=[eval_run.info.experiment_id], run_id=eval_run.info.run_id,
+                                      return_type="list")
+        assert len(traces) == len(result.splits.holdout)
+        assert {t.info.tags["variant"] for t in traces} == {variant}
 
 
 def test_long_param_goes_to_an_artifact(mlflow_store: str) -> None:

@@ -10,7 +10,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from harness.analysis.stats import PairedStats, SeedSpread, Verdict, fmt_alpha, fmt_interval, fmt_num, power_statement
+from harness.analysis.stats import (
+    PairedStats,
+    SeedSpread,
+    Verdict,
+    fmt_alpha,
+    fmt_delta,
+    fmt_interval,
+    fmt_num,
+    power_statement,
+)
 from harness.artifacts import HOLDOUT_TABLE
 
 #: Default artifact path of the per-task holdout table the report rests on.
@@ -33,8 +42,9 @@ def _delta(x: float) -> str:
 def _share(s: PairedStats) -> str:
     if s.n_pairs == 0:
         return "n/a"
-    text = f"{s.k_min}/{s.n_pairs} = {s.min_detectable_share:.0%}"
-    return text + " (underpowered)" if s.underpowered else text
+    if s.underpowered:  # k_min > n: a share over 100% ("6/3 = 200%") reads as nonsense
+        return f"needs {s.k_min} changed tasks, only {s.n_pairs} scored (underpowered)"
+    return f"{s.k_min}/{s.n_pairs} = {s.min_detectable_share:.0%}"
 
 
 def _ordered(stats: Mapping[str, PairedStats], primary: str) -> list[str]:
@@ -128,7 +138,7 @@ def seeds_report(spreads: dict[str, SeedSpread]) -> str:
            "| optimised by | seeds | mean Δ per seed | min | max | std | pooled verdict |",
            "|---|---|---|---|---|---|---|"]
     for label, sp in spreads.items():
-        per_seed = ", ".join(f"{d:+.3f}" for d in sp.mean_deltas)
-        out.append(f"| {label} | {sp.n_seeds} | {per_seed} | {sp.min_delta:+.3f} | {sp.max_delta:+.3f} | "
-                   f"{sp.std_delta:.3f} | {sp.verdict}: {sp.reason} |")
+        per_seed = ", ".join(fmt_delta(d) for d in sp.mean_deltas)
+        out.append(f"| {label} | {sp.n_seeds} | {per_seed} | {fmt_delta(sp.min_delta)} | {fmt_delta(sp.max_delta)} | "
+                   f"{_mean(sp.std_delta)} | {sp.verdict}: {_cell(sp.reason)} |")
     return "\n".join(out) + "\n"

@@ -55,8 +55,10 @@ def _save(fig: Figure, path: str | Path) -> Path:
 def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "verifier") -> Path:
     """Dumbbell chart: per holdout task, the baseline (circle) and evolved (diamond) composite of ``grader``.
 
-    Each marker is coloured by that variant's correctness band (correct / partial / wrong; an unscored grade is
-    a grey marker at 0); a grey segment joins the two.  One row per task, labelled with its task id, in the
+    Each marker is coloured by that variant's correctness band (correct / partial / wrong); an unscored grade
+    is a grey ``×`` at 0 with "unscored" beside the task label (never drawn as a score of 0); a grey segment
+    joins two scored markers.  The title gives the means over the tasks both variants scored, and that n.
+    One row per task, labelled with its task id, in the
     table's order; the figure grows with the number of tasks (readable from a handful to ~100).  When
     ``table`` holds several runs the per-task mean over runs is drawn (and said in the title).
 
@@ -96,25 +98,33 @@ def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "v
     base, evo = points["baseline"][0], points["evolved"][0]
     ax.hlines(y, np.fmin(base, evo), np.fmax(base, evo), color="#BBBBBB", linewidth=2, zorder=1)
     for variant, (comp, corr) in points.items():
-        # a small vertical offset keeps both markers visible when the two variants score the same;
-        # an unscored grade (NaN composite) is drawn grey at 0
+        # a small vertical offset keeps both markers visible when the two variants score the same
         bands = [correctness_band(c if x == x else math.nan) for x, c in zip(comp, corr, strict=True)]
         colours = [CORRECTNESS_COLOURS[b] for b in bands]
         offset = -0.17 if variant == "baseline" else 0.17
-        ax.scatter(np.nan_to_num(comp, nan=0.0), y + offset, c=colours, marker=VARIANT_MARKERS[variant], s=40,
-                   edgecolors="black", linewidths=0.5, zorder=2)
-    ax.set_yticks(y, tasks, fontsize=8 if len(tasks) <= 40 else 6.5)
+        scored = np.isfinite(comp)
+        ax.scatter(comp[scored], (y + offset)[scored], c=[c for c, k in zip(colours, scored, strict=True) if k],
+                   marker=VARIANT_MARKERS[variant], s=40, edgecolors="black", linewidths=0.5, zorder=2)
+        ax.scatter(np.zeros(int((~scored).sum())), (y + offset)[~scored], c=CORRECTNESS_COLOURS["unscored"],
+                   marker="x", s=30, linewidths=1.2, zorder=2)
+    unscored_any = ~(np.isfinite(base) & np.isfinite(evo))
+    labels = [f"{t} (unscored)" if u else t for t, u in zip(tasks, unscored_any, strict=True)]
+    ax.set_yticks(y, labels, fontsize=8 if len(tasks) <= 40 else 6.5)
     ax.invert_yaxis()
     ax.set_ylim(len(tasks) - 0.5, -0.5)
     ax.set_xlim(-0.03, 1.03)
     ax.set_xlabel(f"composite score ({grader} grader, 0–1)")
     ax.grid(axis="x", alpha=0.3)
 
-    mean_b, mean_e = _mean(base), _mean(evo)
+    paired = np.isfinite(base) & np.isfinite(evo)
+    n = int(paired.sum())
+    mean_b = _mean(base[paired]) if n else math.nan
+    mean_e = _mean(evo[paired]) if n else math.nan
     scope = f"mean of {runs} runs" if runs > 1 else "one run"
     ax.set_title(f"Holdout per task — {grader} grader ({len(tasks)} tasks, {scope})\n"
-                 f"mean composite {_fmt(mean_b)} → {_fmt(mean_e)} (Δ {_fmt(mean_e - mean_b, signed=True)})",
-                 fontsize=10)
+                 f"mean composite over the n = {n} of {len(tasks)} tasks scored in both: {_fmt(mean_b)} → "
+                 f"{_fmt(mean_e)} (Δ {_fmt(mean_e - mean_b, signed=True)})"
+                 + (f"; {len(tasks) - n} unscored (×)" if n < len(tasks) else ""), fontsize=10)
     handles = [Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="white", markeredgecolor="black",
                       markersize=7, label=v) for v in ("baseline", "evolved")]
     handles += [Line2D([], [], marker="s", linestyle="", color=colour, markersize=8, label=band)
@@ -177,16 +187,23 @@ def optimisation_curve_png(points: Sequence[tuple[int, float]] | pd.DataFrame, p
 
 
 def xgrade_heatmap_png(matrix: pd.DataFrame, path: str | Path,
-                       title: str = "Holdout Δ composite (evolved − baseline)") -> Path:
+                       title: str = "Holdout Δ composite (evolved − baseline)", *, counts: pd.DataFrame | None = None,
+                       total: int | None = None, marks: pd.DataFrame | None = None) -> Path:
     """Heatmap of holdout deltas: rows = fitness that drove the optimisation, columns = grader.
 
     Cells use a diverging colormap centred at 0 (red worse, blue better; symmetric range, at least ±0.05),
-    annotated with the signed value; NaN cells are grey and read ``n/a``.
+    annotated with the signed value; NaN cells are grey and read ``n/a``.  With ``counts`` each cell also says
+    ``n = <scored pairs>/<total>``, and a cell with no scored pair reads ``unscored`` (grey) instead of a delta;
+    with ``marks`` a cell whose value is +1 / −1 (the grader's verdict improved / regressed, in every seed) gets
+    a ``*``.
 
     Args:
         matrix: DataFrame indexed by fitness with one column per grader; values are deltas in [−1, 1].
         path: the PNG to write.
         title: figure title.
+        counts: same layout as ``matrix``: scored pairs per cell (the fewest over seeds).
+        total: holdout tasks per run (the n's denominator).
+        marks: same layout as ``matrix``: +1 / −1 significant, 0 not.
 
     Returns:
         ``path`` as a :class:`~pathlib.Path`.
@@ -200,26 +217,41 @@ def xgrade_heatmap_png(matrix: pd.DataFrame, path: str | Path,
         values = matrix.to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):
         raise ValueError("xgrade_heatmap_png needs numeric deltas in every cell (NaN allowed)") from None
+    n_cells = _aligned(counts, matrix)
+    sig_cells = _aligned(marks, matrix)
+    values = np.where(np.isfinite(n_cells) & (n_cells == 0), np.nan, values)  # no scored pair: no delta
     finite = values[np.isfinite(values)]
     half = max(float(np.abs(finite).max()) if finite.size else 0.0, 0.05)
     n_rows, n_cols = values.shape
 
-    fig = Figure(figsize=(2.2 + 1.3 * n_cols, 1.6 + 0.6 * n_rows), layout="constrained")
+    fig = Figure(figsize=(2.6 + 1.5 * n_cols, 1.9 + 0.8 * n_rows), layout="constrained")
     ax = fig.subplots()
     cmap = _cmap("RdBu")
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=CenteredNorm(vcenter=0.0, halfrange=half),
                       aspect="auto")
     for i in range(n_rows):
         for j in range(n_cols):
-            v = values[i, j]
-            text = "n/a" if not np.isfinite(v) else f"{v:+.3f}"
+            v, n = values[i, j], n_cells[i, j]
+            if np.isfinite(n) and n == 0:
+                text = "unscored"
+            else:
+                text = "n/a" if not np.isfinite(v) else f"{v:+.3f}"
+                if np.isfinite(sig_cells[i, j]) and sig_cells[i, j] != 0:
+                    text += "*"
+            if np.isfinite(n):
+                text += f"\nn = {int(n)}" + (f"/{total}" if total else "")
             dark = np.isfinite(v) and abs(v) > 0.6 * half
-            ax.text(j, i, text, ha="center", va="center", fontsize=10, color="white" if dark else "black")
+            ax.text(j, i, text, ha="center", va="center", fontsize=9, color="white" if dark else "black")
     ax.set_xticks(range(n_cols), [str(c) for c in matrix.columns])
     ax.set_yticks(range(n_rows), [str(r) for r in matrix.index])
     ax.set_xlabel(str(matrix.columns.name or "grader"))
     ax.set_ylabel(str(matrix.index.name or "fitness (optimised)"))
-    ax.set_title(title, fontsize=10)
+    notes = []
+    if marks is not None:
+        notes.append("* = significant (grader's verdict improved/regressed)")
+    if counts is not None:
+        notes.append("n = scored pairs" + (" of holdout tasks" if total else ""))
+    ax.set_title(title + ("\n" + "; ".join(notes) if notes else ""), fontsize=10)
     fig.colorbar(image, ax=ax, label="Δ composite")
     return _save(fig, path)
 
@@ -261,6 +293,13 @@ def confusion_heatmap_png(matrix: pd.DataFrame, path: str | Path, title: str = "
     ax.set_title(title, fontsize=10)
     fig.colorbar(image, ax=ax, label="tasks")
     return _save(fig, path)
+
+
+def _aligned(frame: pd.DataFrame | None, like: pd.DataFrame) -> np.ndarray:
+    """``frame`` reindexed to ``like``'s rows and columns as floats (all NaN when None)."""
+    if frame is None or frame.empty:
+        return np.full(like.shape, np.nan)
+    return frame.reindex(index=like.index, columns=like.columns).to_numpy(dtype=float, na_value=np.nan)
 
 
 def _cmap(name: str) -> Colormap:

@@ -45,8 +45,13 @@ IMPROVED = "improved"
 REGRESSED = "regressed"
 INCONCLUSIVE = "inconclusive"
 REJECTED = "rejected"
+#: the evolved skill is the baseline text: nothing was compared (the holdout re-ran the same skill)
+UNCHANGED = "unchanged"
 #: Every value :attr:`Verdict.verdict` can take.
-VERDICTS: tuple[str, ...] = (IMPROVED, REGRESSED, INCONCLUSIVE, REJECTED)
+VERDICTS: tuple[str, ...] = (IMPROVED, REGRESSED, INCONCLUSIVE, REJECTED, UNCHANGED)
+#: reason of the :data:`UNCHANGED` verdict
+UNCHANGED_REASON = ("the optimizer kept the baseline skill text, so the holdout compared the baseline with itself "
+                    "and any delta is the task model's own variation")
 
 #: Default significance level (two-sided).
 DEFAULT_ALPHA = 0.05
@@ -505,6 +510,15 @@ def fmt_alpha(alpha: float) -> str:
     return f"{alpha:g}"
 
 
+def fmt_delta(x: float) -> str:
+    """A mean delta for prose: ``+0.125``, ``-0.050``, ``0.000`` for an exact zero (no sign), ``n/a`` for NaN.
+
+    Three decimals, never ``%g`` (which turns 0.0004 into ``+0.0004`` and 0 into ``+0``)."""
+    if x is None or not math.isfinite(float(x)):
+        return "n/a"
+    return "0.000" if round(float(x), 3) == 0 else f"{float(x):+.3f}"
+
+
 def underpowered_reason(n: int, alpha: float) -> str:
     """``"underpowered: 4 holdout pairs, no exact two-sided test can reach p < 0.05 with fewer than 6"``."""
     k = max(k_min_mcnemar(alpha), k_min_wilcoxon(alpha))
@@ -523,9 +537,13 @@ def power_statement(s: PairedStats) -> str:
     text = (f"{s.grader}: with {s.n_pairs} pairs, a significant result at alpha {a} needs at least {s.k_min} "
             f"tasks changing in the same direction ({s.k_min}/{s.n_pairs} = {s.min_detectable_share:.0%} of the "
             f"holdout)")
-    if math.isfinite(s.mde_composite):
+    if math.isfinite(s.mde_composite) and s.sd_delta > 0:
         text += (f"; the approximate minimum detectable mean composite shift at {s.power:.0%} power is "
                  f"{fmt_num(s.mde_composite)} (SD of deltas {fmt_num(s.sd_delta)})")
+    elif math.isfinite(s.sd_delta) and s.sd_delta == 0:
+        # a zero SD gives a "minimum detectable shift" of 0, which reads as "anything is detectable"
+        text += (f"; every pair has the same delta ({fmt_delta(s.mean_delta)}), so no minimum detectable shift "
+                 "can be estimated")
     return text + "."
 
 
@@ -759,7 +777,7 @@ def pooled_verdict(per_seed: Sequence[PairedSample], alpha: float = DEFAULT_ALPH
         sign = ""
     pooled = paired_stats(pooled_sample, alpha=alpha, n_boot=n_boot, seed=seed)
     pv, preason = grader_verdict(pooled, alpha)
-    listed = ", ".join(f"{m:+.3g}" if math.isfinite(m) else "n/a" for m in means)
+    listed = ", ".join(fmt_delta(m) for m in means)
     if pv == IMPROVED and sign != "+":
         verdict = INCONCLUSIVE
         reason = f"pooled test says improved but the mean delta is not > 0 in every seed ({listed})"
@@ -769,7 +787,13 @@ def pooled_verdict(per_seed: Sequence[PairedSample], alpha: float = DEFAULT_ALPH
     elif pv == INCONCLUSIVE:
         verdict, reason = INCONCLUSIVE, f"pooled over {len(per_seed)} seeds: {preason}"
         if not sign:
-            reason += f"; mean delta changes sign across seeds ({listed})"
+            finite_means = [m for m in means if math.isfinite(m)]
+            if finite_means and all(round(m, 3) == 0 for m in finite_means):
+                reason += f"; the mean delta is 0 in every seed ({listed})"
+            elif any(m > 0 for m in finite_means) and any(m < 0 for m in finite_means):
+                reason += f"; mean delta changes sign across seeds ({listed})"
+            else:
+                reason += f"; mean delta per seed: {listed}"
     else:
         verdict, reason = pv, f"same sign in all {len(per_seed)} seeds ({listed}); pooled: {preason}"
     spread = SeedSpread(

@@ -63,10 +63,11 @@ def run_compare(
     config = make_config(num_cases, {**options, "fitness": fitnesses[0]})
 
     def work() -> None:
+        from harness.analysis.describe import arm_label, parent_run_name
         from harness.cli.console import Reporter
         from harness.cli.summary import summarize_compare
         from harness.compare import compare as run_compare
-        from harness.compare import plan_arms
+        from harness.compare import plan_arms, seed_spreads
         from harness.tracking.store import check_tracking_store
         from harness.tracking.tracker import MlflowTracker
 
@@ -78,10 +79,11 @@ def run_compare(
             return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
-        with reporter.library_output(), \
-                MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-side-by-side") as parent:
+        name = parent_run_name(config.skill, [arm_label(f, o) for f in fitnesses for o in optimizer_list],
+                               config.task_model, seeds)
+        with reporter.library_output(), MlflowTracker(config.experiment_name(), run_name=name) as parent:
             results = run_compare(run_config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
-        summarize_compare(parent.run_id, results, reporter)
+        summarize_compare(parent.run_id, results, reporter, seed_spreads(results, config.alpha))
 
     guarded(work, config.cache_dir)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, nullcontext
@@ -50,17 +52,22 @@ class Reporter:
         holds only :meth:`summary`; when quiet, both streams go to :data:`os.devnull` instead, and logged
         warnings (WARNING and above, from the harness, DSPy, GEPA, LiteLLM and MLflow: e.g. a truncated LM
         reply, a scorer that failed on every task) are written to the real stderr, MLflow's INFO lines not.
-        This reporter's own lines keep the real streams.
+        This reporter's own lines keep the real streams.  When stderr is not a terminal (redirected to a file or
+        a pipe), library output goes through :class:`PlainLines`: no ANSI codes, and of a progress bar's
+        carriage-return redraws only its last state.
         """
         saved_out, saved_err = sys.stdout, sys.stderr
+        shown: Any = saved_err if _is_terminal(saved_err) else PlainLines(saved_err)
         with open(os.devnull, "w", encoding="utf-8") as sink:
-            sys.stdout = sink if self.quiet else saved_err
-            sys.stderr = sink if self.quiet else saved_err
+            sys.stdout = sink if self.quiet else shown
+            sys.stderr = sink if self.quiet else shown
             try:
                 with _warnings_to(saved_err) if self.quiet else nullcontext():
                     yield
             finally:
                 sys.stdout, sys.stderr = saved_out, saved_err
+                if shown is not saved_err:
+                    shown.close()
 
     @contextmanager
     def progress(self, description: str, total: int) -> Iterator[Any]:
@@ -84,6 +91,62 @@ class Reporter:
         self.out.print(table)
         for key, value in footer.items():
             self.out.print(f"{key}: {value}", soft_wrap=True)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+#: CSI / OSC escape sequences (colours, cursor moves, hyperlinks)
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+class PlainLines(io.TextIOBase):
+    """A text stream for a non-terminal: writes whole lines to ``target`` without ANSI escape codes, and drops
+    the part of a line that a carriage return redraws (a progress bar's updates), so each bar leaves only its
+    final state.  ``\\r\\n`` counts as a newline.  A partial last line is written on :meth:`close`."""
+
+    def __init__(self, target: Any) -> None:
+        super().__init__()
+        self.target = target
+        self._line = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.target, "encoding", None) or "utf-8"
+
+    def fileno(self) -> int:
+        return int(self.target.fileno())
+
+    def write(self, text: str) -> int:
+        clean = _ANSI.sub("", text).replace("\r\n", "\n")
+        *done, self._line = (self._line + clean).split("\n")
+        lines = [part.rsplit("\r", 1)[-1] for part in done]
+        if lines:
+            self.target.write("".join(line + "\n" for line in lines))
+        if "\r" in self._line:  # a redraw: keep only what comes after the last carriage return
+            self._line = self._line.rsplit("\r", 1)[-1]
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def close(self) -> None:
+        if not self.closed and self._line.strip():
+            self.target.write(self._line + "\n")
+            self._line = ""
+        if not self.closed:
+            self.target.flush()
+        super().close()
 
 
 #: loggers that do not propagate to the root logger and print through their own handlers (on ``sys.stderr``)

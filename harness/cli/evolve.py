@@ -28,6 +28,7 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
     config = make_config(num_cases, {**options, "fitness": fitness})
 
     def work() -> None:
+        from harness.analysis.describe import run_name
         from harness.cli.console import Reporter
         from harness.cli.summary import summarize_run
         from harness.run import evolve as run_evolve
@@ -40,8 +41,8 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
             return
         check_tracking_store()
         reporter = Reporter(quiet=quiet)
-        with reporter.library_output(), \
-                MlflowTracker(config.experiment_name(), run_name=f"{config.skill}-{config.fitness}") as tracker:
+        name = run_name(config.skill, config.fitness, config.task_model, config.seed, config.optimizer)
+        with reporter.library_output(), MlflowTracker(config.experiment_name(), run_name=name) as tracker:
             result = run_evolve(run_config, tracker, reporter)
         summarize_run(result, reporter)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from harness.cli.console import Reporter
 from harness.run import RunResult
 
@@ -51,7 +54,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     opt = result.optimization
     rows.append((result.optimizer, f"{len(opt.candidates)} candidates, {opt.metric_calls} metric calls, "
                          f"{opt.unusable_proposals}/{opt.proposals} unusable proposals"))
-    rows.append(("gates", "passed" if result.gate.passed else "rejected: " + "; ".join(result.gate.reasons)))
+    unchanged = result.gate.passed and result.evolved_text == result.skill.text
+    rows.append(("gates", "no change" if unchanged else "passed" if result.gate.passed
+                 else "rejected: " + "; ".join(result.gate.reasons)))
     if result.assessment is not None:
         verdict = result.assessment.verdict
         rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
@@ -66,8 +71,10 @@ def summarize_run(result: RunResult, reporter: Reporter) -> None:
     reporter.summary("skill evolution run", summary_rows(result), {"run id": str(result.run_id)})
 
 
-def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter) -> None:
-    """Per child: fitness, seed, verifier delta and verdict; then the parent run id."""
+def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter,
+                      spreads: Mapping[str, Any] | None = None) -> None:
+    """Per child: fitness, seed, verifier delta and verdict; per arm with several seeds its pooled verdict
+    (``spreads``: :func:`harness.compare.seed_spreads`); then the parent run id."""
     rows = []
     for res in results:
         deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
@@ -79,4 +86,6 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
             judged = f" · judge unscored {unscored}"
         rows.append((f"{res.arm.label} (seed {res.arm.seed})",
                      f"{deltas}{judged} · verdict {res.verdict} · run {res.run_id}"))
+    for label, spread in (spreads or {}).items():
+        rows.append((f"{label} across {spread.n_seeds} seeds", f"{spread.verdict}: {spread.reason}"))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

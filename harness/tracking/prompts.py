@@ -13,11 +13,16 @@ Version tags (all strings):
 * the baseline also ``source_path`` (where the file was loaded from);
 * an evolved version also ``run_id``, ``fitness`` (the fitness signal that drove the optimizer, e.g.
   ``verifier``), ``verdict`` (improved / regressed / inconclusive / rejected) and ``holdout_delta`` (evolved
-  minus baseline mean holdout composite, ``repr`` of a float; ``""`` when unknown).
+  minus baseline mean holdout composite, ``repr`` of a float; ``""`` when unknown), ``task_model`` (the model
+  the verdict was measured with) and ``dataset_digest`` (the splits it was measured on); a later run that
+  evolved the identical text adds ``run.<run_id>`` (its verdict, task model, fitness and delta) instead of a
+  new version;
+* the baseline's ``verdict`` is ``baseline`` (it is what evolutions are measured against).
 
-Aliases: ``baseline`` -> version 1, ``evolved`` -> the newest evolved version, so
-``mlflow.genai.load_prompt("prompts:/skill-arxiv@evolved")`` loads the current evolved skill.  An evolved
-version is also linked to its run (the run page lists it under its prompts).
+Aliases: ``baseline`` -> version 1, ``evolved`` -> the newest evolved version (whatever its verdict), so
+``mlflow.genai.load_prompt("prompts:/skill-arxiv@evolved")`` loads the latest evolution; ``verified`` -> the
+newest version with an ``improved`` verdict from a real task model (never an offline ``test/...`` LM), the one
+to deploy.  An evolved version is also linked to its run (the run page lists it under its prompts).
 
 The prompt-level tags hold only ``skill``; per-version facts stay on versions (MLflow's ``register_prompt``
 would copy each version's tags onto the prompt, so this module uses ``create_prompt`` /
@@ -61,10 +66,12 @@ BASELINE_VERSION = 1
 #: aliases this module maintains
 BASELINE_ALIAS = "baseline"
 EVOLVED_ALIAS = "evolved"
+#: the alias users can trust: moved only by an ``improved`` verdict of a real (non-test) task model
+VERIFIED_ALIAS = "verified"
 
 #: columns of :func:`skill_versions`, in order
 VERSION_COLUMNS: tuple[str, ...] = ("version", "variant", "run_id", "fitness", "verdict", "holdout_delta",
-                                    "created", "sha256", "aliases")
+                                    "task_model", "dataset_digest", "created", "sha256", "aliases")
 
 
 class PromptRegistryError(RuntimeError):
@@ -202,7 +209,7 @@ def register_baseline(skill: Skill, *, run_id: str | None = None, client: Mlflow
                                       f"was deleted); delete prompt {name!r} to restart its history")
     if existing is None:  # no version at all: register ours; a concurrent process may get there first
         tags = {"variant": "baseline", "skill": skill.name, "sha256": text_sha256(skill.text),
-                "source_path": str(skill.path)}
+                "source_path": str(skill.path), "verdict": "baseline"}
         created = client.create_prompt_version(name, skill.text, description=f"baseline SKILL.md of {skill.name}",
                                                tags=tags)
         if int(created.version) != BASELINE_VERSION:  # another process registered first: drop our duplicate
@@ -240,14 +247,26 @@ def _all_versions(client: MlflowClient, name: str) -> list[PromptVersion]:
             return versions
 
 
+def trusted(verdict: str | Verdict, task_model: str) -> bool:
+    """Whether a version may carry the :data:`VERIFIED_ALIAS`: an ``improved`` verdict from a task model that
+    is neither an offline test LM (``test/...``, :func:`harness.models.lm.is_test_model`) nor unnamed."""
+    from harness.models.lm import is_test_model
+
+    return _verdict_text(verdict) == "improved" and bool(task_model.strip()) and not is_test_model(task_model)
+
+
 def register_evolved(skill: Skill, evolved_text: str, run_id: str, fitness: str, verdict: str | Verdict,
-                     delta: float | None, *, client: MlflowClient | None = None) -> int:
+                     delta: float | None, *, client: MlflowClient | None = None, task_model: str = "",
+                     dataset_digest: str = "") -> int:
     """Register an evolved SKILL.md as the next version of the skill's prompt; returns its version number.
 
     Registers the baseline first when needed (:func:`register_baseline`).  Call it only for an evolved
-    skill that passed the gates.  Idempotent per run: when a version tagged with ``run_id`` already holds
-    exactly ``evolved_text``, its number is returned and nothing is written.  The ``evolved`` alias is moved
-    to the returned version and the version is linked to ``run_id``.
+    skill that passed the gates.  An identical text is not a new version: when any version already holds
+    exactly ``evolved_text``, its number is returned; a run other than the one that registered it is recorded
+    on it as the tag ``run.<run_id>`` = ``"<verdict> · <task model> · <fitness> · Δ <delta>"``.  A new version
+    gets the ``evolved`` alias (the latest evolution, whatever its verdict); the ``verified`` alias moves to
+    the version only when :func:`trusted` (an ``improved`` verdict of a real task model).  The version is
+    linked to ``run_id``.
 
     Args:
         skill: the baseline skill the text evolved from.
@@ -257,6 +276,8 @@ def register_evolved(skill: Skill, evolved_text: str, run_id: str, fitness: str,
         verdict: the run's verdict (a string, or a :class:`harness.analysis.stats.Verdict`).
         delta: holdout delta, evolved minus baseline mean composite (None when unknown).
         client: the tracker's client (default: one on MLflow's current tracking URI).
+        task_model: the task model the verdict was measured with (tag ``task_model``).
+        dataset_digest: the digest of the splits it was measured on (tag ``dataset_digest``).
 
     Raises:
         BaselineMismatchError: the registered baseline is another text (nothing is registered).
@@ -271,16 +292,27 @@ def register_evolved(skill: Skill, evolved_text: str, run_id: str, fitness: str,
     sha = text_sha256(evolved_text)
     for version in _all_versions(client, name):
         tags = version.tags or {}
-        if tags.get("variant") == "evolved" and tags.get("run_id") == run_id and tags.get("sha256") == sha \
-                and version.template == evolved_text:
-            return int(version.version)
+        if tags.get("sha256") == sha and version.template == evolved_text:
+            number = int(version.version)
+            if tags.get("run_id") != run_id and number != BASELINE_VERSION:
+                client.set_prompt_version_tag(name, str(number), f"run.{run_id}",
+                                              f"{_verdict_text(verdict)} · {task_model or '?'} · {fitness} · "
+                                              f"Δ {format_delta(delta) or 'n/a'}")
+                if trusted(verdict, task_model):
+                    client.set_prompt_alias(name, VERIFIED_ALIAS, number)
+                _link(client, run_id, version)
+            return number
     tags = {"variant": "evolved", "skill": skill.name, "sha256": sha, "run_id": run_id, "fitness": str(fitness),
-            "verdict": _verdict_text(verdict), "holdout_delta": format_delta(delta)}
+            "verdict": _verdict_text(verdict), "holdout_delta": format_delta(delta), "task_model": task_model,
+            "dataset_digest": dataset_digest}
     created = client.create_prompt_version(name, evolved_text, tags=tags,
-                                           description=f"evolved by run {run_id} ({fitness} fitness); "
-                                                       f"verdict {tags['verdict']}")
+                                           description=f"verdict {tags['verdict']} (Δ {tags['holdout_delta'] or 'n/a'}"
+                                                       f") · task model {task_model or '?'} · {fitness} fitness · "
+                                                       f"run {run_id}")
     number = int(created.version)
     client.set_prompt_alias(name, EVOLVED_ALIAS, number)
+    if trusted(verdict, task_model):
+        client.set_prompt_alias(name, VERIFIED_ALIAS, number)
     _link(client, run_id, created)
     return number
 
@@ -316,6 +348,8 @@ def skill_versions(skill_name: str) -> pd.DataFrame:
             "fitness": tags.get("fitness", ""),
             "verdict": tags.get("verdict", ""),
             "holdout_delta": _delta_value(tags.get("holdout_delta")),
+            "task_model": tags.get("task_model", ""),
+            "dataset_digest": tags.get("dataset_digest", ""),
             "created": pd.Timestamp(version.creation_timestamp, unit="ms", tz="UTC"),
             "sha256": tags.get("sha256", ""),
             "aliases": ",".join(sorted(version.aliases or [])),

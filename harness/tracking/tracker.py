@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pandas as pd
 
-from harness.artifacts import ERROR_TEXT
+from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIPTION, TAG_EVALUATION_OF
 from harness.tracking.store import retry_duplicate_insert
 
 if TYPE_CHECKING:
@@ -55,7 +55,8 @@ class Tracker(Protocol):
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str,
                     source: str | None = None) -> None: ...
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
-                               delta: float | None) -> int | None: ...
+                               delta: float | None, *, task_model: str = "",
+                               dataset_digest: str = "") -> int | None: ...
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]: ...
@@ -95,7 +96,8 @@ class NullTracker:
         """Discard."""
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
-                               delta: float | None) -> int | None:
+                               delta: float | None, *, task_model: str = "",
+                               dataset_digest: str = "") -> int | None:
         """Nothing is registered without a store."""
         return None
 
@@ -283,12 +285,15 @@ class MlflowTracker:
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
         """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway) through MLflow's
         async logging (GEPA logs progress every iteration); they are in the store after :meth:`flush`."""
+        self._log_metrics_to(self.run_id, metrics, step)
+
+    def _log_metrics_to(self, run_id: str | None, metrics: Mapping[str, float], step: int | None = None) -> None:
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
         batch = [Metric(k, float(v), now, step or 0) for k, v in metrics.items() if v == v]
         if batch:  # MLflow's async queue: batched with the next calls in its thread; flush() waits for it
-            self._metric_writes.append(self.client.log_batch(self.run_id, metrics=batch, synchronous=False))
+            self._metric_writes.append(self.client.log_batch(run_id, metrics=batch, synchronous=False))
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
         """Set tags on the run."""
@@ -329,9 +334,12 @@ class MlflowTracker:
         retry_duplicate_insert(lambda: self.client.log_inputs(self.run_id, datasets=[entity]))
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
-                               delta: float | None) -> int | None:
+                               delta: float | None, *, task_model: str = "",
+                               dataset_digest: str = "") -> int | None:
         """Register ``evolved_text`` in MLflow's prompt registry as the next version of the skill's prompt
-        (the baseline is version 1), tagged with this run, the fitness, the verdict and the holdout delta.
+        (the baseline is version 1), tagged with this run, the fitness, the verdict, the holdout delta, the task
+        model and the dataset digest (:func:`harness.tracking.prompts.register_evolved`: an identical text
+        reuses its version; the ``verified`` alias moves only on an ``improved`` verdict of a real model).
 
         Returns the version, or None when the registry already holds a different baseline for this skill
         name (then nothing is registered and the tag ``registry.note`` says why).
@@ -342,7 +350,8 @@ class MlflowTracker:
             # parallel child runs race on the prompt's aliases; register_evolved is idempotent per run and text
             version = retry_duplicate_insert(
                 lambda: register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta,
-                                         client=self.client))
+                                         client=self.client, task_model=task_model,
+                                         dataset_digest=dataset_digest))
         except BaselineMismatchError as exc:
             self.set_tags({"registry.note": str(exc)[:MAX_PARAM_CHARS]})
             return None
@@ -352,12 +361,56 @@ class MlflowTracker:
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]:
-        """Answer and grade the holdout in-process and write its traces into this run in one batch, on this
-        tracker's store (:func:`harness.tracking.holdout_traces.batch_holdout`): one trace per task with the
-        task LM's call and every grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a
-        fraction of its SQL writes (BENCHMARKS.md, issue 18).  The rows are returned at once; the traces are
-        written in the writer thread (:meth:`defer`) and are in the store when the run ends."""
+        """Answer and grade the holdout in-process and write its traces in one batch
+        (:func:`harness.tracking.holdout_traces.batch_holdout`: one trace per task with the task LM's call and every
+        grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a fraction of its SQL writes;
+        BENCHMARKS.md, issue 18) into an evaluation run of their own, one per variant.
+
+        That run is named ``"<variant> · <run name>"``, lives in the experiment ``<this run's experiment>/holdout``
+        (so the variants are separate evaluation runs that MLflow's "Compare to" view puts side by side per task,
+        and this experiment's runs table holds only the harness's runs), is tagged ``holdout.evaluation_of`` = this
+        run, ``variant`` and a description, and holds the metrics ``<grader>/mean`` (over scored tasks),
+        ``<grader>/scored`` and ``<grader>/unscored``; this run gets the tag ``holdout.<variant>.run_id``.  The
+        rows are returned at once; the traces are written in the writer thread (:meth:`defer`), after which the
+        evaluation run ends, all before this run ends.
+        """
         from harness.tracking.holdout_traces import batch_holdout
 
-        return batch_holdout(program, tasks, graders, variant, self.run_id, num_threads=num_threads,
-                             on_done=on_done, tracking_uri=self.client.tracking_uri, defer=self.defer)
+        eval_run = self._evaluation_run(variant)
+        try:
+            rows = batch_holdout(program, tasks, graders, variant, eval_run, num_threads=num_threads,
+                                 on_done=on_done, tracking_uri=self.client.tracking_uri, defer=self.defer)
+        except BaseException:
+            self.client.set_terminated(eval_run, "FAILED")
+            raise
+        self.set_tags({f"holdout.{variant}.run_id": eval_run})
+        self._log_evaluation_metrics(eval_run, rows)
+        self.defer(lambda: self.client.set_terminated(eval_run, "FINISHED"))  # after its traces are written
+        return rows
+
+    def _evaluation_run(self, variant: str) -> str:
+        """Create the (running) evaluation run of ``variant``; returns its id."""
+        from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+
+        run = self.client.get_run(self.run_id)
+        experiment = self.client.get_experiment(run.info.experiment_id)
+        holdout = MlflowTracker(experiment.name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
+        holdout._client = self.client
+        run_name = self.run_name or run.info.run_name or str(self.run_id)
+        # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
+        name = f"{variant} · {run_name}"
+        tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: str(self.run_id), "variant": variant,
+                TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{self.run_id}` ({run_name}): one "
+                                  "trace per task with every grader's assessment. Compare it to the sibling "
+                                  "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
+        return str(self.client.create_run(holdout._experiment_id(), tags=tags, run_name=name).info.run_id)
+
+    def _log_evaluation_metrics(self, eval_run: str, rows: Sequence[HoldoutRow]) -> None:
+        metrics: dict[str, float] = {}
+        for grader in dict.fromkeys(r.grader for r in rows):
+            scored = [r.composite for r in rows if r.grader == grader and r.composite == r.composite]
+            total = sum(1 for r in rows if r.grader == grader)
+            metrics[f"{grader}/mean"] = sum(scored) / len(scored) if scored else float("nan")
+            metrics[f"{grader}/scored"] = float(len(scored))
+            metrics[f"{grader}/unscored"] = float(total - len(scored))
+        self._log_metrics_to(eval_run, metrics)

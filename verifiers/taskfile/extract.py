@@ -16,7 +16,7 @@ Rules (stated here, used by :mod:`verifiers.taskfile.checks`):
   ``{...}`` objects anywhere in the text (at most :data:`MAX_JSON_STARTS` starting braces are tried),
   distinct objects in order of appearance;
 * **evasive** (:meth:`Output.answer_like`): an output with no letter or digit, or one that contains a
-  stock non-answer phrase (the arXiv verifier's ``EVASION_RE``: "I don't know", "I cannot determine", ...).
+  stock non-answer phrase (:data:`EVASION_RE`: "I don't know", "I cannot determine", ...).
 """
 
 from __future__ import annotations
@@ -27,7 +27,16 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from verifiers.arxiv import EVASION_RE, quote
+from verifiers.arxiv.normalise import quote
+
+#: stock non-answer phrases ("I don't know", "I cannot determine ...", "not sure", "I'm sorry"), the arXiv
+#: verifier's former evasion rule, kept here as the task-file checks' definition of an evasive answer
+EVASION_RE = re.compile(
+    r"\b(?:i\s+(?:do\s*n[o']?t|don[’']?t|cannot|can[’']?t)\s+(?:know|recall|remember)|not\s+sure|no\s+idea"
+    r"|i[’']?m\s+sorry|i\s+am\s+sorry|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t)\s+"
+    r"(?:determine|find|recall|verify|answer|provide|say|confirm|access|browse|look))\b",
+    re.IGNORECASE,
+)
 
 __all__ = ["MAX_GRADED_CHARS", "NUMBER_RE", "Output", "normalise", "quote"]
 
