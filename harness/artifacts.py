@@ -25,6 +25,12 @@ ERROR_TEXT = "error.txt"
 #: a side-by-side parent's cross-grading matrix and its one-line-per-fitness summary
 XGRADE_MATRIX = "xgrade/matrix.json"
 XGRADE_SUMMARY = "xgrade/summary.txt"
+#: the run report (``harness report`` writes the same), per-gate statuses, grader agreement, a parent's arms
+RUN_REPORT = "report.md"
+GATES_JSON = "skill/gates.json"
+AGREEMENT_TABLE = "agreement/agreement_table.json"
+AGREEMENT_DIR = "agreement"
+ARMS_TABLE = "xgrade/arms_table.json"
 #: folders
 DATASET_DIR = "dataset"
 PLOTS_DIR = "plots"

@@ -8,6 +8,7 @@ holdout grades between its child runs:
 * :func:`prepare` — the skill, its verifier and the dataset splits (no LM, no tracking);
 * :func:`build_models` — the task, reflection and judge LMs, counted per role;
 * :func:`grade_baseline` — the baseline's holdout outputs, produced once and graded by every grader;
+* :func:`grade_shared` — the baseline's and the no-skill control's rows (shared by an experiment's runs);
 * :func:`evolve_run` — one optimisation under one fitness, logged into one run;
 * :func:`evolve` — a single run: all of the above.
 """
@@ -28,11 +29,14 @@ import pandas as pd
 
 from harness import artifacts
 from harness.analysis.assess import Assessment, assess
+from harness.analysis.cost import usage_since
+from harness.analysis.evidence import RunEvidence, val_scores
+from harness.claims import log_gates, log_run_evidence, log_run_report
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
 from harness.engine.graders import FitnessMetric, Grader
 from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
-from harness.engine.program import SkillProgram, stock_instructions
+from harness.engine.program import CONTROL_INSTRUCTIONS, SkillProgram, stock_instructions
 from harness.engine.proposers import FeedbackProposer
 from harness.engine.registry import build_grader, build_optimizer, holdout_graders, resolve_fitness
 from harness.engine.sources import dataset_verifier
@@ -66,6 +70,7 @@ class RunResult:
     assessment: Assessment | None = None
     optimizer: str = "gepa"
     seed: int = 0
+    evidence: RunEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,18 @@ def grade_baseline(setup: Setup, models: Models, config: EvolveConfig, reporter:
         return grade_variant(setup.skill.body, "baseline", setup, graders, config.num_threads, reporter, tracker)
 
 
+def grade_shared(setup: Setup, models: Models, config: EvolveConfig, reporter: Reporter,
+                 tracker: Tracker | None = None) -> list[evaluate.HoldoutRow]:
+    """The rows every run of an experiment shares: the baseline's and, unless ``config.control`` is off, the
+    no-skill control's (variant ``none``: :data:`~harness.engine.program.CONTROL_INSTRUCTIONS`, no skill body)."""
+    rows = grade_baseline(setup, models, config, reporter, tracker)
+    if config.control:
+        graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
+        with dspy.context(lm=models.task):
+            rows += grade_variant(CONTROL_INSTRUCTIONS, "none", setup, graders, config.num_threads, reporter, tracker)
+    return rows
+
+
 def _progress_logger(tracker: Tracker, optimizer: str) -> Any:
     def log_point(point: ProgressPoint) -> None:
         tracker.log_metrics({f"{optimizer}.best_val_score": point.best_val_score,
@@ -220,6 +237,7 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
         tracker.log_text("\n".join(gate.reasons) + "\n", artifacts.REJECTED_REASONS)
         evolved_text = skill.text
     tracker.set_tags({"gates": "passed" if gate.passed else "rejected"})
+    log_gates(gate, tracker)
     tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
     tracker.log_text(unified_diff(skill.text, evolved_text, "SKILL.md") or "(no change)\n", artifacts.SKILL_DIFF)
     return evolved_text, gate
@@ -243,8 +261,8 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     """One optimisation under ``fitness``, graded on the holdout and logged into ``tracker``'s run.
 
     Args:
-        baseline_rows: the baseline's graded holdout rows when an experiment shares them; None = grade
-            the baseline here.
+        baseline_rows: the baseline's (and the no-skill control's) graded holdout rows when an experiment
+            shares them (:func:`grade_shared`); None = grade them here.
 
     Raises:
         Exception: LM or optimizer failures (the tracker marks the run FAILED); nothing is swallowed.
@@ -258,9 +276,10 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
 def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
                 reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None) -> RunResult:
     started = time.perf_counter()
+    usage_before = models.usage.metrics()  # an experiment's arms share one counter: count this run's own spend
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:
-        baseline_rows = grade_baseline(setup, models, config, reporter, tracker)
+        baseline_rows = grade_shared(setup, models, config, reporter, tracker)
     with dspy.context(lm=models.task):
         metric = FitnessMetric(build_grader(fitness, setup.verifier, setup.skill.text, models.judge))
         result = _optimize(config, setup, metric, models, tracker, reporter)
@@ -278,15 +297,25 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
                    seed=config.seed)
     metrics = evaluate.summarize(rows)
     wall = time.perf_counter() - started
-    metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
+    spent = usage_since(models.usage.metrics(), usage_before)
+    metrics.update({**spent, **claim.metrics(), "wall_time_s": wall,
+                    **val_scores(result.candidates, setup.skill.body, evolved_body, fitness)})
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
-    tracker.log_text(claim.report, artifacts.CLAIM_REPORT)
+    evidence = log_run_evidence(rows, spent, claim.stats, alpha=config.alpha, seed=config.seed,
+                                folder=setup.workdir / f"plots-{fitness}", tracker=tracker)
+    metrics.update(evidence.metrics())
+    tracker.log_text(claim.report + "\n" + evidence.markdown(), artifacts.CLAIM_REPORT)
+    log_run_report(experiment=config.experiment_name(), params=run_params(config, setup.skill, setup.splits, fitness),
+                   metrics=metrics, tags={"skill": setup.skill.name, "fitness": fitness,
+                                          "gates": "passed" if gate.passed else "rejected", **claim.verdict.to_tags()},
+                   rows=rows, baseline_skill=setup.skill.text, evolved_skill=evolved_text,
+                   diff=unified_diff(setup.skill.text, evolved_text, "SKILL.md"), gate=gate, tracker=tracker)
     if gate.passed and evolved_text != setup.skill.text:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"))
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
-                     wall, claim, config.optimizer, config.seed)
+                     wall, claim, config.optimizer, config.seed, evidence)
 
 
 def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:

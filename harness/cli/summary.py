@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.analysis.cost import arm_cost_row
 from harness.cli.console import Reporter
 from harness.run import RunResult
 
@@ -39,6 +40,8 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         verdict = result.assessment.verdict
         rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
         rows.extend(("disagreement", d) for d in verdict.disagreements)
+    if result.evidence is not None:
+        rows.extend(result.evidence.summary_rows())
     rows.append(("LM calls", f"{int(m.get('lm_calls.total', 0))}"))
     rows.append(("wall time", f"{result.wall_time_s:.1f} s"))
     return rows
@@ -55,5 +58,7 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
     for res in results:
         deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
                            for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in res.metrics)
-        rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas} · verdict {res.verdict} · run {res.run_id}"))
+        cost = arm_cost_row(res.metrics)
+        rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas} · verdict {res.verdict} · "
+                     f"{cost['tokens']:,.0f} tokens, {cost['verified']} · run {res.run_id}"))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})
