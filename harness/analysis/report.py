@@ -242,6 +242,14 @@ def _link_lines(inp: ReportInput) -> list[str]:
             for label, url in inp.links.items()]
 
 
+def _amount(value: float, column: str) -> str:
+    if not math.isfinite(value):
+        return "n/a"
+    if column.startswith("cost_usd"):
+        return f"{value:.4f}"
+    return f"{value:,.1f}" if column.endswith("_per_flip") else f"{value:,.0f}"
+
+
 def _arms_lines(inp: ReportInput) -> list[str]:
     head = ["arm", "seed", "verdict", "verifier delta", *ARM_COST_COLUMNS, "verified", "run"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -252,7 +260,7 @@ def _arms_lines(inp: ReportInput) -> list[str]:
             label += f"/{_p(child, 'optimizer')}"
         cells = [label, _p(child, "seed", "?"), child.tags.get("verdict", "n/a"),
                  _num(child.metrics.get("holdout.verifier.delta"), True),
-                 *[("n/a" if not math.isfinite(cost[c]) else f"{cost[c]:,.4g}") for c in ARM_COST_COLUMNS],
+                 *[_amount(cost[c], c) for c in ARM_COST_COLUMNS],
                  cost["verified"], f"`{child.run_id}`"]
         out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     out += ["", f"Spend is each arm's own (its optimisation and its evolved skill's holdout); the shared baseline "
@@ -263,8 +271,11 @@ def _arms_lines(inp: ReportInput) -> list[str]:
 
 def _markdown(inp: ReportInput) -> str:
     skill = _p(inp, "skill_name", inp.tags.get("skill", "skill"))
-    verdict = inp.tags.get("verdict", "no verdict")
-    lines = [f"# Evolved skill `{skill}`: {verdict}", ""]
+    if inp.children:
+        verdicts = ", ".join(f"{c.tags.get('verdict', 'n/a')}" for c in inp.children)
+        lines = [f"# Side-by-side experiment on skill `{skill}`: {len(inp.children)} arms ({verdicts})", ""]
+    else:
+        lines = [f"# Evolved skill `{skill}`: {inp.tags.get('verdict', 'no verdict')}", ""]
     if _uses_test_models(inp):
         lines += ["> **Figures from offline test LMs** (`test/...` model strings): deterministic stand-ins for "
                   "tests and demos; they say nothing about any real model.", ""]

@@ -172,7 +172,8 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
 
 def make_config(num_cases: int, options: dict[str, Any]) -> EvolveConfig:
     options = dict(options)
-    options["control"] = bool(options.pop("control", True)) and not options.pop("no_control", False)
+    control, no_control = bool(options.pop("control", True)), bool(options.pop("no_control", False))
+    options["control"] = control and not no_control
     try:
         config = EvolveConfig(num_cases=num_cases or None, **options)
     except ConfigError as exc:

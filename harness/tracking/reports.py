@@ -26,10 +26,13 @@ if TYPE_CHECKING:
     from mlflow import MlflowClient
     from mlflow.entities import Run
 
-#: artifacts linked from a report, by label
+#: artifacts linked from a report, by label: of a single (or child) run, and of a side-by-side parent
 LINKED_ARTIFACTS: dict[str, str] = {"report": artifacts.RUN_REPORT, "claim report": artifacts.CLAIM_REPORT,
                                     "holdout table": artifacts.HOLDOUT_TABLE,
                                     "evolved skill": artifacts.EVOLVED_SKILL, "skill diff": artifacts.SKILL_DIFF}
+PARENT_ARTIFACTS: dict[str, str] = {"report": artifacts.RUN_REPORT, "arms table": artifacts.ARMS_TABLE,
+                                    "cross-grading matrix": artifacts.XGRADE_MATRIX,
+                                    "shared baseline and control table": artifacts.BASELINE_TABLE}
 _PARENT_TAG = "mlflow.parentRunId"
 
 
@@ -44,7 +47,9 @@ def _links(client: MlflowClient, run: Run) -> dict[str, str]:
         links["run"] = f"{uri.rstrip('/')}/#/experiments/{run.info.experiment_id}/runs/{run.info.run_id}"
     else:
         links["run"] = f"runs:/{run.info.run_id} (store {uri})"
-    links.update({label: f"runs:/{run.info.run_id}/{path}" for label, path in LINKED_ARTIFACTS.items()})
+    parent = run.data.tags.get("experiment.kind") == "side-by-side"
+    linked = PARENT_ARTIFACTS if parent else LINKED_ARTIFACTS
+    links.update({label: f"runs:/{run.info.run_id}/{path}" for label, path in linked.items()})
     links["artifact root"] = str(run.info.artifact_uri)
     return links
 
