@@ -24,7 +24,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         if base is None:
             continue
         delta = _fmt(m.get(f"holdout.{grader}.delta"), True)
-        rows.append((f"{grader} composite", f"{_fmt(base)} → {_fmt(evo)}  (Δ {delta})"))
+        none = m.get(f"holdout.{grader}.none")
+        rows.append((f"{grader} composite", f"{_fmt(base)} → {_fmt(evo)}  (Δ {delta})"
+                     + (f"; no skill {_fmt(none)}" if none is not None else "")))
         rows.append((f"{grader} correct share",
                      f"{_fmt(m.get(f'holdout.{grader}.baseline.correct_share'))} → "
                      f"{_fmt(m.get(f'holdout.{grader}.evolved.correct_share'))}"))
