@@ -112,7 +112,8 @@ def log_parent_report(*, experiment: str, params: Mapping[str, Any], metrics: Ma
                 for r in results]
     inp = ReportInput(run_id=tracker.run_id, experiment=experiment, params={k: str(v) for k, v in params.items()},
                       metrics=dict(metrics), tags=dict(tags), rows=pd.DataFrame([r.to_dict() for r in shared_rows]),
-                      links=run_links(tracker), children=children, experiment_agreement=agreements(pooled))
+                      links=run_links(tracker), children=children, experiment_agreement=agreements(pooled),
+                      agreement_scope=f"the {len(results)} arms of this experiment")
     text = build_report(inp, "md")
     tracker.log_text(text, RUN_REPORT)
     return text

@@ -245,3 +245,15 @@ def test_agreement_plot_is_written(tmp_path: Path) -> None:
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="2x2"):
         agreement_png({"judge": [[1, 2, 3]]}, tmp_path / "b.png")
+
+
+def test_report_of_a_judge_resting_verdict_names_the_experiments_agreement() -> None:
+    judge_only = pd.DataFrame([{**r, "grader": "judge"} for r in control_rows()])
+    alone = build_report(report_input(rows=judge_only))
+    assert "rests on the judge, and the judge's agreement with a verifier could not be measured in this run" in alone
+    measured = agreements(JUDGE_CASE)
+    text = build_report(report_input(rows=judge_only, experiment_agreement=measured,
+                                     agreement_scope="every run of experiment skills/arxiv"))
+    assert ("This verdict rests on the judge; as a check on it, the judge agreed with the verifier on 3 of 4 scored "
+            "answers, kappa 0.50") in text
+    assert "(every run of experiment skills/arxiv)" in text

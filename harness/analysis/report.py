@@ -59,7 +59,7 @@ class ReportInput:
         gates: ``[{"gate", "status", "reason"}]`` as the run logged them; None when none were logged.
         links: label -> URL or ``runs:/`` URI.
         children: the child runs of a side-by-side parent (their own inputs; empty for a single run).
-        experiment_agreement: agreement pooled over every run of the experiment (None: not looked at).
+        experiment_agreement: agreement pooled over the runs ``agreement_scope`` names (None: not looked at).
         status: the run's status (FINISHED, FAILED, ...; "" when unknown).
     """
 
@@ -78,6 +78,7 @@ class ReportInput:
     experiment_agreement: dict[str, Agreement] | None = None
     run_name: str = ""
     status: str = ""
+    agreement_scope: str = "this experiment"
 
 
 def _cell(text: Any) -> str:
@@ -194,7 +195,7 @@ def _verdict_lines(inp: ReportInput) -> list[str]:
                   f"- power: {power_statement(primary)}"]
     lines += [f"- {d}" for d in verdict.disagreements]
     if rests_on_judge(stats):
-        scope = "this experiment" if inp.experiment_agreement is not None else "this run"
+        scope = inp.agreement_scope if inp.experiment_agreement is not None else "this run"
         found = inp.experiment_agreement if inp.experiment_agreement is not None else agreements(inp.rows)
         lines += ["", judge_trust_line(found, scope)]
     return lines
@@ -287,8 +288,8 @@ def _markdown(inp: ReportInput) -> str:
         control = compare_to_control(inp.rows, alpha=_alpha(inp), seed=_seed(inp)) if not inp.rows.empty else []
         lines += ["## Does the baseline skill help at all? (no-skill control)", "", *control_lines(control), ""]
         found = inp.experiment_agreement or {}
-        lines += ["## Grader agreement (pooled over the arms)", "",
-                  *agreement_lines(found, "this experiment"), "", "## Links", "", *_link_lines(inp), ""]
+        lines += ["## Grader agreement with the verifier (pooled)", "",
+                  *agreement_lines(found, inp.agreement_scope), "", "## Links", "", *_link_lines(inp), ""]
         return "\n".join(lines)
     alpha = _alpha(inp)
     rows = inp.rows
@@ -302,7 +303,7 @@ def _markdown(inp: ReportInput) -> str:
     here = agreements(rows) if not rows.empty else {}
     wider = inp.experiment_agreement or {}
     if any(a.n_graded > (here[g].n_graded if g in here else 0) for g, a in wider.items()):
-        lines += agreement_lines(wider, "every run of this experiment")
+        lines += agreement_lines(wider, inp.agreement_scope)
     usage = {k: v for k, v in inp.metrics.items() if k.startswith(("lm_calls.", "tokens.", "cost."))}
     lines += ["", "## Cost", "", *cost_lines(cost_summary(usage, rows)), "",
               "## Gates", "", *_gate_lines(inp), "",

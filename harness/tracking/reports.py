@@ -181,6 +181,7 @@ def read_report_input(experiment: str, run_id: str | None = None, tracking_uri: 
                                       order_by=["attributes.start_time ASC"], max_results=1000)
         inp.children = [_input(client, c, experiment, tracking_uri, with_rows=False) for c in children]
         inp.experiment_agreement = _experiment_agreement(client, experiment_id, tracking_uri)
+        inp.agreement_scope = f"every run of experiment {experiment}"
     except ReportError:
         raise
     except ValueError as exc:
