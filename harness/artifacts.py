@@ -42,6 +42,12 @@ ERROR_TEXT = "error.txt"
 XGRADE_MATRIX = "xgrade/matrix.json"
 XGRADE_SUMMARY = "xgrade/summary.txt"
 XGRADE_HEATMAP = "xgrade/xgrade_heatmap.png"
+#: the run report (``harness report`` writes the same), per-gate statuses, grader agreement, a parent's arms
+RUN_REPORT = "report.md"
+GATES_JSON = "skill/gates.json"
+AGREEMENT_TABLE = "agreement/agreement_table.json"
+AGREEMENT_DIR = "agreement"
+ARMS_TABLE = "xgrade/arms_table.json"
 #: folders
 DATASET_DIR = "dataset"
 PLOTS_DIR = "plots"

@@ -24,13 +24,15 @@ from harness import artifacts
 from harness.analysis import describe
 from harness.analysis.claim import seeds_report
 from harness.analysis.stats import SeedSpread, pairs_from_rows, pooled_verdict
+from harness.claims import log_experiment_evidence, log_parent_report
 from harness.config import ConfigError, EvolveConfig
 from harness.engine.holdout import HoldoutRow
 from harness.engine.registry import resolve_fitness
 from harness.engine.sources import TaskSource, task_max_tokens
 from harness.models.roles import Models, build_models
 from harness.reporting import Reporter
-from harness.run import RunResult, Setup, check_models_answer, evolve_run, grade_baseline, log_setup, prepared
+from harness.run import RunResult, Setup, check_models_answer, evolve_run, grade_shared, log_setup, prepared
+from harness.tracking.params import run_params
 from harness.tracking.tracker import MlflowTracker, Tracker
 
 #: the fitness signals of ``fitness=all``, in matrix row order
@@ -321,8 +323,9 @@ def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optim
     parent.set_tags({"experiment.kind": "side-by-side", "experiment.arms": str(len(arms))})
     check_models_answer(config, judge=True, tracker=parent)
     models = build_models(config, judge=True)
-    reporter.phase("baseline holdout (produced once, shared by every child)")
-    baseline = grade_baseline(setup, models, config, reporter, parent)
+    reporter.phase("baseline holdout" + (" and no-skill control" if config.control else "")
+                   + " (produced once, shared by every child)")
+    baseline = grade_shared(setup, models, config, reporter, parent)
     parent.log_table(pd.DataFrame([r.to_dict() for r in baseline]), artifacts.BASELINE_TABLE)
     assert parent.run_id is not None
     if parallel == 1:
@@ -338,6 +341,11 @@ def _compare(setup: Setup, config: EvolveConfig, fitnesses: Sequence[str], optim
     _log_parent(parent, results, matrix, lines, spreads, setup.workdir, len(setup.splits.holdout))
     _describe_parent(parent, results, spreads, matrix, setup, config, seeds)
     parent.log_metrics(models.usage.metrics())
+    log_experiment_evidence(results, baseline, setup.workdir, parent)
+    log_parent_report(experiment=config.experiment_name(), params=run_params(config, setup.skill, setup.splits,
+                                                                             ",".join(a.fitness for a in arms)),
+                      metrics=models.usage.metrics(), tags={"skill": setup.skill.name}, shared_rows=baseline,
+                      results=results, tracker=parent)
     for line in lines:
         reporter.note(line)
     return results

@@ -114,6 +114,7 @@ class EvolveConfig:
         alpha: significance level of the paired tests behind the verdict.
         cache_dir: DSPy's response cache folder (empty = ``$DSPY_CACHEDIR`` or ``~/.dspy_cache``); a rerun with
             the same models and seed is answered from it.
+        control: also answer the holdout with no skill (the ``none`` variant), once per experiment.
     """
 
     skill: str = "arxiv"
@@ -137,6 +138,7 @@ class EvolveConfig:
     dry_run: bool = False
     tasks: str = ""
     sandbox: str = "auto"
+    control: bool = True
 
     def __post_init__(self) -> None:
         checks = [

@@ -35,14 +35,17 @@ def expected_calls(config: EvolveConfig, holdout: int, valset: int, arms: int, j
     minibatches and, for a better candidate, the whole valset; MIPROv2's plan stays within the budget),
     then the holdout once per arm plus the shared baseline's.  Reflection: at most one proposal per GEPA
     iteration, and an iteration spends at least ``2 × MINIBATCH`` metric calls.  Judge: one call per holdout
-    output, plus one per metric call where the judge is the fitness (cached per output).
+    output, plus one per metric call where the judge is the fitness (cached per output).  The no-skill control
+    (``config.control``) answers the holdout once per experiment, shared like the baseline: ``holdout`` more task
+    calls, and as many judge calls when there is a judge.
     """
     per_arm = config.budget + 2 * MINIBATCH + valset
-    calls = {"task": arms * (per_arm + holdout) + holdout}
+    shared = 2 if config.control else 1  # the baseline's holdout, and the control's
+    calls = {"task": arms * (per_arm + holdout) + shared * holdout}
     if config.resolved_proposer() == "llm":
         calls["reflection"] = arms * max(1, config.budget // (2 * MINIBATCH))
     if judge:
-        calls["judge"] = (arms + 1) * holdout + (per_arm if config.fitness == "judge" else 0)
+        calls["judge"] = (arms + shared) * holdout + (per_arm if config.fitness == "judge" else 0)
     return calls
 
 
@@ -74,6 +77,7 @@ def plan(config: EvolveConfig, fitnesses: Sequence[str], optimizers: Sequence[st
         ("dataset", f"{setup.splits.digest()}: " + ", ".join(f"{k} {v}" for k, v in setup.splits.sizes.items())
          + f", saved to {setup.workdir / 'dataset'}"),
         ("budget", f"{config.budget} metric calls per optimisation"),
+        ("no-skill control", "on: the holdout is also answered once with no skill" if config.control else "off"),
         *[(f"{role} model", f"{spec.model}" + (f" at {spec.api_base}" if spec.api_base else "")
            + f" — answered in {reports[role].latency_s:.2f} s") for role, spec in specs.items()],
         ("tracking store", uri),

@@ -8,6 +8,7 @@ holdout grades between its child runs:
 * :func:`prepare` — the skill, its verifier and the dataset splits (no LM, no tracking);
 * :func:`build_models` — the task, reflection and judge LMs, counted per role;
 * :func:`grade_baseline` — the baseline's holdout outputs, produced once and graded by every grader;
+* :func:`grade_shared` — the baseline's and the no-skill control's rows (shared by an experiment's runs);
 * :func:`evolve_run` — one optimisation under one fitness, logged into one run;
 * :func:`evolve` — a single run: all of the above.
 """
@@ -29,12 +30,15 @@ import pandas as pd
 from harness import artifacts
 from harness.analysis import describe
 from harness.analysis.assess import Assessment, assess
+from harness.analysis.cost import usage_since
+from harness.analysis.evidence import RunEvidence, val_scores
 from harness.analysis.plot_jobs import PlotJobs
+from harness.claims import log_gates, log_run_evidence, log_run_report
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
 from harness.engine.graders import FitnessMetric, Grader
 from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
-from harness.engine.program import SkillProgram, stock_instructions
+from harness.engine.program import CONTROL_INSTRUCTIONS, SkillProgram, stock_instructions
 from harness.engine.proposers import FeedbackProposer
 from harness.engine.registry import auto_fitness_note, build_grader, build_optimizer, holdout_graders, resolve_fitness
 from harness.engine.sources import TaskSource, resolve_source, task_max_tokens
@@ -71,6 +75,7 @@ class RunResult:
     #: where the tasks came from (:meth:`TaskSource.describe`) and why ``auto`` chose the fitness ("" if not auto)
     tasks: str = ""
     fitness_note: str = ""
+    evidence: RunEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,18 @@ def grade_baseline(setup: Setup, models: Models, config: EvolveConfig, reporter:
         return grade_variant(setup.skill.body, "baseline", setup, graders, config.num_threads, reporter, tracker)
 
 
+def grade_shared(setup: Setup, models: Models, config: EvolveConfig, reporter: Reporter,
+                 tracker: Tracker | None = None) -> list[evaluate.HoldoutRow]:
+    """The rows every run of an experiment shares: the baseline's and, unless ``config.control`` is off, the
+    no-skill control's (variant ``none``: :data:`~harness.engine.program.CONTROL_INSTRUCTIONS`, no skill body)."""
+    rows = grade_baseline(setup, models, config, reporter, tracker)
+    if config.control:
+        graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
+        with dspy.context(lm=models.task):
+            rows += grade_variant(CONTROL_INSTRUCTIONS, "none", setup, graders, config.num_threads, reporter, tracker)
+    return rows
+
+
 def _progress_logger(tracker: Tracker, optimizer: str) -> Any:
     def log_point(point: ProgressPoint) -> None:
         tracker.log_metrics({f"{optimizer}.best_val_score": point.best_val_score,
@@ -255,6 +272,7 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     unchanged = gate.passed and evolved_text == skill.text
     # an unchanged skill passed no gate worth the name: say "no change", not "passed"
     tracker.set_tags({"gates": "no change" if unchanged else "passed" if gate.passed else "rejected"})
+    log_gates(gate, tracker)
     tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
     tracker.log_text(describe.skill_preview_markdown(skill.text, artifacts.BASELINE_SKILL),
                      artifacts.BASELINE_SKILL_PREVIEW)
@@ -306,8 +324,8 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
     """One optimisation under ``fitness``, graded on the holdout and logged into ``tracker``'s run.
 
     Args:
-        baseline_rows: the baseline's graded holdout rows when an experiment shares them; None = grade
-            the baseline here.
+        baseline_rows: the baseline's (and the no-skill control's) graded holdout rows when an experiment
+            shares them (:func:`grade_shared`); None = grade them here.
 
     Raises:
         Exception: LM or optimizer failures (the tracker marks the run FAILED); nothing is swallowed.
@@ -322,9 +340,10 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
                 reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None) -> RunResult:
     started = time.perf_counter()
     jobs, plots_dir = PlotJobs(), setup.workdir / f"plots-{fitness}"
+    usage_before = models.usage.metrics()  # an experiment's arms share one counter: count this run's own spend
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:
-        baseline_rows = grade_baseline(setup, models, config, reporter, tracker)
+        baseline_rows = grade_shared(setup, models, config, reporter, tracker)
     with dspy.context(lm=models.task):
         metric = FitnessMetric(build_grader(fitness, setup.verifier, setup.skill.text, models.judge))
         result = _optimize(config, setup, metric, models, tracker, reporter)
@@ -347,15 +366,26 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     headline = describe.headline_metrics(claim.stats, claim.verdict, PRIMARY_GRADER)
     tracker.log_metrics(headline)  # first, so they lead the run page's metric list
     wall = time.perf_counter() - started
-    metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall,
-                    "fitness.unscored": metric.unscored, "fitness.grades": metric.grades})
+    spent = usage_since(models.usage.metrics(), usage_before)
+    metrics.update({**spent, **claim.metrics(), "wall_time_s": wall,
+                    "fitness.unscored": metric.unscored, "fitness.grades": metric.grades,
+                    **val_scores(result.candidates, setup.skill.body, evolved_body, fitness)})
     tracker.log_metrics({k: v for k, v in metrics.items() if not describe.is_tail_metric(k)})
     tracker.log_table(describe.statistics_table(claim.stats, claim.verdict, metrics), artifacts.STATS_TABLE)
     tracker.log_table(describe.per_task_pivot(rows, PRIMARY_GRADER), artifacts.PER_TASK_TABLE)
     metrics.update(headline)
     tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: describe.run_description(
         claim.verdict, claim.stats, len(setup.splits.holdout), PRIMARY_GRADER)})
-    tracker.log_text(claim.report, artifacts.CLAIM_REPORT)
+    evidence = log_run_evidence(rows, spent, claim.stats, alpha=config.alpha, seed=config.seed,
+                                folder=plots_dir, tracker=tracker)
+    metrics.update(evidence.metrics())
+    tracker.log_text(claim.report + "\n" + evidence.markdown(), artifacts.CLAIM_REPORT)
+    gates_tag = "no change" if unchanged else "passed" if gate.passed else "rejected"
+    log_run_report(experiment=config.experiment_name(), params=run_params(config, setup.skill, setup.splits, fitness),
+                   metrics=metrics, tags={"skill": setup.skill.name, "fitness": fitness, "gates": gates_tag,
+                                          **claim.verdict.to_tags()},
+                   rows=rows, baseline_skill=setup.skill.text, evolved_skill=evolved_text,
+                   diff=unified_diff(setup.skill.text, evolved_text, "SKILL.md"), gate=gate, tracker=tracker)
     if gate.passed and not unchanged:  # an unchanged skill is not a new version
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"), task_model=config.task_model,
@@ -365,7 +395,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     source = setup.source
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
                      wall, claim, config.optimizer, config.seed, source.describe() if source else "",
-                     auto_fitness_note(config.fitness, source) if source else "")
+                     auto_fitness_note(config.fitness, source) if source else "", evidence)
 
 
 def evolve(config: EvolveConfig, tracker: Tracker, reporter: Reporter) -> RunResult:

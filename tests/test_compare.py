@@ -40,6 +40,7 @@ def test_compare_parent_children_matrix_and_shared_baseline(mlflow_store: str,
     result = CliRunner().invoke(main, ["compare", *FAST])
     assert result.exit_code == 0, result.output
     assert variants.count("baseline") == 1  # produced once for the whole experiment
+    assert variants.count("none") == 1  # the no-skill control too, shared like the baseline
     assert variants.count("evolved") == 3
 
     runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
@@ -66,10 +67,17 @@ def test_compare_parent_children_matrix_and_shared_baseline(mlflow_store: str,
     mlflow.set_experiment("skills/arxiv")
     table = mlflow.load_table("holdout/holdout_table.json", run_ids=[child_id])
     assert set(table.grader) == {"verifier", "keyword", "judge"}
-    assert set(table.variant) == {"baseline", "evolved"}
+    assert set(table.variant) == {"baseline", "evolved", "none"}
     assert table.groupby(["task_id", "variant", "grader"]).size().max() == 1
     summary = mlflow.artifacts.load_text(f"runs:/{parent_id}/xgrade/summary.txt")
     assert "keyword-optimised: keyword " in summary and "verifier" in summary
+    # the arms table gains the cost columns; the parent pools the agreement over its children
+    arms = mlflow.load_table("xgrade/arms_table.json", run_ids=[parent_id])
+    assert {"tokens", "wrong_to_right", "net_flips", "tokens_per_flip", "verified"} <= set(arms.columns)
+    assert len(arms) == 3
+    holdout = int(children["params.split.holdout"].iloc[0])
+    assert metrics["agreement.pooled.judge.n_graded"] == 2 * holdout + 3 * holdout  # shared answers counted once
+    assert "## Arms (side-by-side)" in mlflow.artifacts.load_text(f"runs:/{parent_id}/report.md")
 
 
 def test_compare_under_mlflow_run_keeps_the_parent(mlflow_store: str, tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def test_engine_runs_without_a_store_and_evolves_the_skill() -> None:
     assert result.metrics["holdout.verifier.delta"] == pytest.approx(0.5)
     assert result.metrics["holdout.verifier.evolved.correct_share"] == 1.0
     assert {r.grader for r in result.rows} == {"verifier", "keyword"}
-    assert len(result.rows) == 2 * 2 * len(result.splits.holdout)
+    assert len(result.rows) == 2 * 3 * len(result.splits.holdout)  # baseline, evolved, no-skill control
     assert (bundled_skills_dir() / "arxiv" / "SKILL.md").read_bytes() == baseline  # never overwritten
 
 

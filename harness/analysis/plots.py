@@ -305,3 +305,46 @@ def _aligned(frame: pd.DataFrame | None, like: pd.DataFrame) -> np.ndarray:
 def _cmap(name: str) -> Colormap:
     """A copy of a registered colormap with grey for masked (NaN) cells."""
     return colormaps[name].with_extremes(bad="#DDDDDD")
+
+
+def agreement_png(confusions: dict[str, list[list[int]]], path: str | Path, reference: str = "verifier",
+                  title: str = "Agreement with the verifier (correct / not correct)") -> Path:
+    """One 2×2 confusion matrix per grader, side by side, each cell annotated with its count.
+
+    Args:
+        confusions: grader -> ``[[both correct, reference only], [grader only, neither]]`` (rows: the
+            reference says correct / not; columns: the grader says correct / not), e.g.
+            :meth:`harness.analysis.agreement.Agreement.confusion`.
+        path: the PNG to write.
+        reference: the reference grader's name (axis label).
+        title: figure title.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: no matrix, or one that is not 2×2.
+    """
+    if not confusions:
+        raise ValueError("agreement_png needs at least one grader's 2x2 confusion matrix")
+    for grader, m in confusions.items():
+        if np.asarray(m).shape != (2, 2):
+            raise ValueError(f"agreement_png: the {grader} matrix must be 2x2, got shape {np.asarray(m).shape}")
+    fig = Figure(figsize=(0.6 + 2.6 * len(confusions), 2.9), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, len(confusions)))
+    cmap = _cmap("Blues")
+    for ax, (grader, m) in zip(axes, confusions.items(), strict=True):
+        values = np.asarray(m, dtype=float)
+        ax.imshow(values, cmap=cmap, vmin=0, vmax=max(1.0, float(values.max())))
+        for i in range(2):
+            for j in range(2):
+                dark = values[i, j] > 0.6 * max(1.0, float(values.max()))
+                ax.text(j, i, f"{int(values[i, j])}", ha="center", va="center", fontsize=12,
+                        color="white" if dark else "black")
+        ax.set_xticks([0, 1], ["correct", "not"])
+        ax.set_yticks([0, 1], ["correct", "not"])
+        ax.set_xlabel(f"{grader} says")
+        ax.set_ylabel(f"{reference} says")
+        ax.set_title(f"{grader} vs {reference} ({int(values.sum())} answers)", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, path)

@@ -147,8 +147,13 @@ def _as_float(value: Any) -> float:
         return _NAN
 
 
-def pairs_from_rows(rows: Sequence[Any] | Any, grader: str) -> PairedSample:
+def pairs_from_rows(rows: Sequence[Any] | Any, grader: str, *, before: str = "baseline",
+                    after: str = "evolved") -> PairedSample:
     """Align the baseline and evolved grades of ``grader`` by ``task_id``.
+
+    ``before`` / ``after`` name the two variants paired (default baseline / evolved; e.g. ``before="none"``
+    pairs the no-skill control against the baseline or evolved skill); the sample's ``baseline`` side is
+    ``before`` and its ``evolved`` side ``after``.
 
     Args:
         rows: :class:`harness.engine.holdout.HoldoutRow` objects, mappings with the same keys, or a
@@ -169,7 +174,7 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str) -> PairedSample:
     graders = sorted({str(_field(r, "grader")) for r in records})
     if grader not in graders:
         raise ValueError(f"no holdout rows for grader {grader!r}; graders present: {graders or 'none'}")
-    by_variant: dict[str, dict[str, tuple[float, float]]] = {"baseline": {}, "evolved": {}}
+    by_variant: dict[str, dict[str, tuple[float, float]]] = {before: {}, after: {}}
     order: list[str] = []
     for r in records:
         if str(_field(r, "grader")) != grader:
@@ -181,9 +186,9 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str) -> PairedSample:
         if task_id in by_variant[variant]:
             raise ValueError(f"grader {grader!r}: task {task_id!r} has two {variant} rows")
         by_variant[variant][task_id] = (_as_float(_field(r, "composite")), _as_float(_field(r, "correctness")))
-        if variant == "baseline":
+        if variant == before:
             order.append(task_id)
-    base, evo = by_variant["baseline"], by_variant["evolved"]
+    base, evo = by_variant[before], by_variant[after]
     order += [t for t in evo if t not in base]
     ids: list[str] = []
     b_comp: list[float] = []

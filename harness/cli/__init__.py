@@ -12,6 +12,7 @@ from harness.cli.common import OneLineErrors, UsageError
 from harness.cli.compare import child, compare
 from harness.cli.evolve import evolve
 from harness.cli.export import export_command
+from harness.cli.report import report_command
 from harness.cli.tasks import tasks_group
 from harness.cli.versions import versions_command
 
@@ -24,5 +25,6 @@ def main() -> None:
     """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
 
 
-for _command in (evolve, compare, ab_command, child, export_command, versions_command, tasks_group):
+for _command in (evolve, compare, ab_command, child, export_command, report_command, versions_command,
+                 tasks_group):
     main.add_command(_command)

@@ -176,6 +176,18 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
                 help="Check the skill, dataset, models and store, print the plan, and exit without a run.",
             ),
         ),
+        (
+            "control",
+            click.option(
+                "--control",
+                type=click.BOOL,
+                default=True,
+                show_default=True,
+                help="Also answer the holdout with no skill (neutral instruction), graded and tested like the "
+                "skill variants; once per experiment.",
+            ),
+        ),
+        ("no_control", click.option("--no-control", is_flag=True, help="Same as --control false.")),
         ("quiet", click.option("--quiet", is_flag=True, help="Print only the summary and warnings.")),
     ]
 
@@ -189,6 +201,9 @@ def run_options(fitness_default: str, fitness_help: str, exclude: tuple[str, ...
 
 
 def make_config(num_cases: int, options: dict[str, Any]) -> EvolveConfig:
+    options = dict(options)
+    control, no_control = bool(options.pop("control", True)), bool(options.pop("no_control", False))
+    options["control"] = control and not no_control
     try:
         config = EvolveConfig(num_cases=num_cases or None, **options)
     except ConfigError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from harness.analysis.cost import arm_cost_row
 from harness.cli.console import Reporter
 from harness.run import RunResult
 
@@ -41,7 +42,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         if base is None:
             continue
         delta = _fmt(m.get(f"holdout.{grader}.delta"), True)
-        rows.append((f"{grader} composite", f"{_fmt(base)} → {_fmt(evo)}  (Δ {delta})"))
+        none = m.get(f"holdout.{grader}.none")
+        rows.append((f"{grader} composite", f"{_fmt(base)} → {_fmt(evo)}  (Δ {delta})"
+                     + (f"; no skill {_fmt(none)}" if none is not None else "")))
         rows.append((f"{grader} correct share",
                      f"{_fmt(m.get(f'holdout.{grader}.baseline.correct_share'))} → "
                      f"{_fmt(m.get(f'holdout.{grader}.evolved.correct_share'))}"))
@@ -61,6 +64,8 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         verdict = result.assessment.verdict
         rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
         rows.extend(("disagreement", d) for d in verdict.disagreements)
+    if result.evidence is not None:
+        rows.extend(result.evidence.summary_rows())
     rows.append(("LM calls", f"{int(m.get('lm_calls.total', 0))}"))
     rows.append(("wall time", f"{result.wall_time_s:.1f} s"))
     return rows
@@ -84,8 +89,9 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
             unscored = sum(int(res.metrics.get(k, 0)) for k in ("holdout.judge.baseline.unscored",
                                                                  "holdout.judge.evolved.unscored", "fitness.unscored"))
             judged = f" · judge unscored {unscored}"
-        rows.append((f"{res.arm.label} (seed {res.arm.seed})",
-                     f"{deltas}{judged} · verdict {res.verdict} · run {res.run_id}"))
+        cost = arm_cost_row(res.metrics)
+        rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas}{judged} · verdict {res.verdict} · "
+                     f"{cost['tokens']:,.0f} tokens, {cost['verified']} · run {res.run_id}"))
     for label, spread in (spreads or {}).items():
         rows.append((f"{label} across {spread.n_seeds} seeds", f"{spread.verdict}: {spread.reason}"))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

@@ -17,7 +17,8 @@ from harness.engine.graders import Grader, split_grade, unscored_feedback
 from harness.engine.program import SkillProgram
 from verifiers import Task
 
-VARIANTS: tuple[str, ...] = ("baseline", "evolved")
+#: ``none`` is the no-skill control (:data:`harness.engine.program.CONTROL_INSTRUCTIONS`, no skill body)
+VARIANTS: tuple[str, ...] = ("baseline", "evolved", "none")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,9 @@ import dspy
 #: input and output field names of the skill signature
 INPUT_FIELD = "question"
 OUTPUT_FIELD = "answer"
+#: the no-skill control's whole instruction text (the ``none`` holdout variant): neutral, no skill body, so the
+#: control differs from a skill variant only by the skill
+CONTROL_INSTRUCTIONS = "Answer the question."
 
 
 class SkillAdapter(dspy.Adapter):

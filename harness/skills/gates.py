@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.skills.files import Skill, SkillError, is_delimiter, split_frontmatter
 
@@ -42,10 +42,13 @@ class GateResult:
     Attributes:
         passed: True when every gate passed.
         reasons: one human-readable reason per failed gate, in gate order; empty when passed.
+        checks: ``(gate, status, reason)`` per gate in gate order; status is ``passed``, ``failed`` or
+            ``not run`` (a gate that was disabled or could not apply, never reported as passed).
     """
 
     passed: bool
     reasons: tuple[str, ...]
+    checks: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)  # detail, not the outcome
 
 
 def _lines(text: str) -> list[str]:
@@ -213,13 +216,20 @@ def check_evolved(baseline: Skill, evolved_text: str, *, stock_instructions: str
     """
     text = evolved_text.removeprefix("\ufeff")
     frontmatter_text, body, error = _split(text, baseline)
+    body_reasons = _body_reasons(body, stock_instructions)
+    empty = bool(body_reasons) and not body.strip()
     checks = [
-        _size_reason(text),
-        _growth_reason(baseline, text),
-        _frontmatter_reason(baseline, frontmatter_text, error),
-        *_body_reasons(body, stock_instructions),
-        _second_frontmatter_reason(baseline, body),
-        _headings_reason(baseline, body),
+        ("size", _size_reason(text)),
+        ("growth", _growth_reason(baseline, text)),
+        ("frontmatter", _frontmatter_reason(baseline, frontmatter_text, error)),
+        ("non-empty body", body_reasons[0] if empty else None),
+        ("not the stock instructions", None if empty else (body_reasons[0] if body_reasons else None)),
+        ("no second frontmatter", _second_frontmatter_reason(baseline, body)),
+        ("headings kept", _headings_reason(baseline, body)),
     ]
-    reasons = tuple(reason for reason in checks if reason)
-    return GateResult(passed=not reasons, reasons=reasons)
+    reasons = tuple(reason for _, reason in checks if reason)
+    # the stock-instructions gate does not run without stock instructions, nor on an empty body
+    skipped = {"not the stock instructions"} if empty or not stock_instructions.strip() else set()
+    statuses = tuple((name, "not run" if name in skipped else "failed" if reason else "passed", reason or "")
+                     for name, reason in checks)
+    return GateResult(passed=not reasons, reasons=reasons, checks=statuses)
