@@ -30,6 +30,7 @@ from harness import artifacts
 from harness.analysis.assess import Assessment, assess
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
+from harness.engine.faults import check_lm_faults
 from harness.engine.graders import FitnessMetric, Grader
 from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
 from harness.engine.program import SkillProgram, stock_instructions
@@ -264,6 +265,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     with dspy.context(lm=models.task):
         metric = FitnessMetric(build_grader(fitness, setup.verifier, setup.skill.text, models.judge))
         result = _optimize(config, setup, metric, models, tracker, reporter)
+        check_lm_faults(models.usage.metrics())  # an LM failing most calls fails the run here, before the holdout
         evolved_text, gate = _apply_gates(setup.skill, result, tracker, reporter)
         evolved_body = parse_skill(evolved_text, setup.skill.path).body
         graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
@@ -273,6 +275,8 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
+    tracker.log_metrics(models.usage.metrics())
+    check_lm_faults(models.usage.metrics(), rows)  # FAILED with the reason rather than a verdict resting on faults
     _log_plots(holdout, result, setup.workdir / f"plots-{fitness}", config.optimizer, tracker)
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
                    seed=config.seed)

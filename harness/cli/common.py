@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from harness.config import ConfigError, apply_environment_defaults, ensure_writable_folder
+from harness.messages import redact_text
 
 
 class UsageError(click.ClickException):
@@ -119,14 +120,14 @@ def guarded(work: Any, cache_dir: str | None = None) -> None:
             os.environ["DSPY_CACHEDIR"] = str(configure_cache(cache_dir))
         work()
     except errors as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(redact_text(str(exc))) from None
     except KeyboardInterrupt as exc:
         runs = which_runs(exc)
         click.echo(f"interrupted: {runs} ended as KILLED with what it had logged" if runs
                    else "interrupted before an MLflow run was started", err=True)
         sys.exit(128 + signal.SIGTERM if isinstance(exc, Terminated) else 130)  # the shell's codes for the signals
     except Exception as exc:  # a fault inside the run: the run is FAILED and keeps the traceback as error.txt
-        message = " ".join(str(exc).split())[:400] or type(exc).__name__
+        message = redact_text(" ".join(str(exc).split()))[:400] or type(exc).__name__
         runs = which_runs(exc)
         where = (f"{runs} is marked FAILED; the full traceback is its error.txt artifact" if runs
                  else "no MLflow run was started; HARNESS_TRACEBACK=1 shows the traceback")

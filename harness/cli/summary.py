@@ -40,8 +40,19 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
         rows.extend(("disagreement", d) for d in verdict.disagreements)
     rows.append(("LM calls", f"{int(m.get('lm_calls.total', 0))}"))
+    rows.extend(lm_error_rows(m))
     rows.append(("wall time", f"{result.wall_time_s:.1f} s"))
     return rows
+
+
+def lm_error_rows(metrics: dict[str, float]) -> list[tuple[str, str]]:
+    """A ``("LM errors", ...)`` row when any LM call failed (per role), else none."""
+    if not metrics.get("lm_errors.total"):
+        return []
+    roles = sorted(k.removeprefix("lm_errors.") for k in metrics if k.startswith("lm_errors.") and k != "lm_errors.total")
+    parts = [f"{role} {int(metrics[f'lm_errors.{role}'])}" for role in roles if metrics.get(f"lm_errors.{role}")]
+    return [("LM errors", f"{int(metrics['lm_errors.total'])} failed calls ({', '.join(parts)}); failed holdout "
+                          "pairs are left out of the tests; see lm_errors.json")]
 
 
 def summarize_run(result: RunResult, reporter: Reporter) -> None:
@@ -56,4 +67,5 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
         deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
                            for g in ("verifier", "keyword", "judge") if f"holdout.{g}.delta" in res.metrics)
         rows.append((f"{res.arm.label} (seed {res.arm.seed})", f"{deltas} · verdict {res.verdict} · run {res.run_id}"))
+        rows.extend((f"{res.arm.label} (seed {res.arm.seed}) {k}", v) for k, v in lm_error_rows(res.metrics))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import pandas as pd
 
 from harness.artifacts import ERROR_TEXT
+from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 
 if TYPE_CHECKING:
@@ -206,10 +207,10 @@ class MlflowTracker:
         if exc is not None and self.run_id:
             mark_ended_run(exc, self.run_id)
         try:
-            text = "".join(traceback.format_exception(exc_type, exc, tb))
+            text = redact_text("".join(traceback.format_exception(exc_type, exc, tb)))  # no URL credentials
             self.log_text(text, ERROR_TEXT)
             self.set_tags({"run.outcome": status.lower(),
-                           "run.error": (str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
+                           "run.error": redact_text(str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
         finally:
             self.client.set_terminated(self.run_id, status)
 
