@@ -46,6 +46,8 @@ from harness.tracking.params import run_params
 from harness.tracking.tracker import NullTracker, Tracker
 from verifiers import Splits, Verifier
 
+#: attribute of an exception that ended a run early: the run folder left on disk (named by the CLI)
+KEPT_FOLDER_ATTR = "harness_kept_folder"
 #: the grader whose delta is the headline (tags of registered skill versions)
 PRIMARY_GRADER = "verifier"
 
@@ -97,13 +99,19 @@ def prepare(config: EvolveConfig) -> Setup:
 def prepared(config: EvolveConfig) -> Iterator[Setup]:
     """:func:`prepare` for a run: when the block ends normally, a temporary run folder (no ``output_dir``) is
     removed, its files being logged as artifacts by then.  After an error the folder stays, so the
-    dataset and the child logs an error message names are still there.
+    dataset and the child logs an error message names are still there; the exception carries its path as
+    :data:`KEPT_FOLDER_ATTR`.
 
     Raises:
         as :func:`prepare`.
     """
     setup = prepare(config)
-    yield setup
+    try:
+        yield setup
+    except BaseException as exc:  # the folder stays: the CLI names it (KEPT_FOLDER_ATTR)
+        if not getattr(exc, KEPT_FOLDER_ATTR, ""):
+            setattr(exc, KEPT_FOLDER_ATTR, str(setup.workdir))
+        raise
     if not config.output_dir:
         shutil.rmtree(setup.workdir, ignore_errors=True)
 

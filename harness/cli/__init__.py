@@ -11,6 +11,7 @@ from harness.cli.common import OneLineErrors, UsageError
 from harness.cli.compare import child, compare
 from harness.cli.evolve import evolve
 from harness.cli.export import export_command
+from harness.cli.runs import runs_command
 from harness.cli.versions import versions_command
 
 __all__ = ["UsageError", "main"]
@@ -22,5 +23,5 @@ def main() -> None:
     """Evolve SKILL.md files with DSPy optimizers and grade them objectively, tracked in MLflow."""
 
 
-for _command in (evolve, compare, child, export_command, versions_command):
+for _command in (evolve, compare, child, export_command, versions_command, runs_command):
     main.add_command(_command)
