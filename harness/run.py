@@ -40,7 +40,7 @@ from harness.engine.sources import dataset_verifier
 from harness.models.roles import Models, build_models, model_specs
 from harness.reporting import Reporter
 from harness.skills.diff import evolved_skill_text, unified_diff
-from harness.skills.files import Skill, find_skill, parse_skill
+from harness.skills.files import Skill, check_output_outside, find_skill, parse_skill
 from harness.skills.gates import MAX_GROWTH, GateResult, check_evolved
 from harness.tracking.params import run_params
 from harness.tracking.tracker import NullTracker, Tracker
@@ -88,6 +88,8 @@ def prepare(config: EvolveConfig) -> Setup:
         harness.skills.files.SkillError, UnknownVerifierError, verifiers.DatasetError: bad input.
     """
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
+    if config.output_dir:  # never beside the user's SKILL.md (the CLI refuses it earlier, as a usage error)
+        check_output_outside(config.output_dir, [skill.path.parent, *([config.skills_dir] if config.skills_dir else [])])
     verifier = dataset_verifier(skill.name)
     splits = verifier.build_dataset(config.num_cases, config.seed)
     workdir = Path(config.output_dir) if config.output_dir else Path(tempfile.mkdtemp(prefix="harness-run-"))
@@ -142,7 +144,7 @@ def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker
     digest = setup.splits.digest()
     for name, frame in splits_frame(setup.splits).items():
         tracker.log_dataset(frame, name=f"{setup.skill.name}-{name}", context=name, digest=digest)
-    tracker.log_text(setup.skill.text, artifacts.BASELINE_SKILL)
+    tracker.log_text(setup.skill.as_file(setup.skill.text), artifacts.BASELINE_SKILL)  # bytes as in the file (BOM)
 
 
 def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], num_threads: int,
@@ -225,11 +227,11 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     gate = check_evolved(skill, evolved_text, stock_instructions=stock_instructions())
     if not gate.passed:
         reporter.warn("evolved skill rejected by the gates: " + "; ".join(gate.reasons) + " — baseline kept")
-        tracker.log_text(evolved_text, artifacts.REJECTED_SKILL)
+        tracker.log_text(skill.as_file(evolved_text), artifacts.REJECTED_SKILL)
         tracker.log_text("\n".join(gate.reasons) + "\n", artifacts.REJECTED_REASONS)
         evolved_text = skill.text
     tracker.set_tags({"gates": "passed" if gate.passed else "rejected"})
-    tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
+    tracker.log_text(skill.as_file(evolved_text), artifacts.EVOLVED_SKILL)
     tracker.log_text(unified_diff(skill.text, evolved_text, "SKILL.md") or "(no change)\n", artifacts.SKILL_DIFF)
     return evolved_text, gate
 
@@ -279,7 +281,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
         graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
         rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, graders, config.num_threads, reporter,
                                              tracker)
-    (setup.workdir / f"SKILL.evolved.{fitness}.md").write_text(evolved_text, encoding="utf-8")
+    (setup.workdir / f"SKILL.evolved.{fitness}.md").write_bytes(setup.skill.as_file(evolved_text).encode("utf-8"))
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)

@@ -13,6 +13,7 @@ signal; the run may then stay RUNNING until the next command or ``harness runs r
 
 from __future__ import annotations
 
+import decimal
 import os
 import signal
 import sys
@@ -52,11 +53,14 @@ class WholeNumber(click.ParamType):
     name = "integer"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """Exact: parsed as a decimal, never through a float (``99999999999999999999`` stays that number)."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
         try:
-            number = float(value)
-        except (TypeError, ValueError):
+            number = decimal.Decimal(str(value).strip())
+        except (TypeError, ValueError, decimal.InvalidOperation):
             self.fail(f"{value!r} is not a whole number", param, ctx)
-        if not number.is_integer():
+        if not number.is_finite() or number != number.to_integral_value():
             self.fail(f"{value!r} is not a whole number", param, ctx)
         return int(number)
 

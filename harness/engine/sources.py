@@ -14,6 +14,7 @@ def dataset_verifier(skill_name: str) -> Verifier:
     if not has_verifier(skill_name):
         raise UnknownVerifierError(
             f"no dataset for skill {skill_name!r}: tasks come from a registered verifier and none is registered "
-            f"for it (registered: {', '.join(available_verifiers())}); register one with "
+            f"for it (registered: {', '.join(available_verifiers())}); give the skill a task file "
+            f"(<skill folder>/evals/tasks.jsonl: README, 'Evolve your own skill'), or register a verifier with "
             f"@register_verifier({skill_name!r}) or the entry point group skill_evolution_harness.verifiers")
     return get_verifier(skill_name)
