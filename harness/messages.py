@@ -51,8 +51,15 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+#: ``user:password@host`` without a scheme, as HTTP clients print an address they failed to reach
+_USERINFO_RE = re.compile(r"(?<![\w/.:@-])[^\s/@:'\"<>()]+:[^\s/@'\"<>()]+@(?=[\w\[])")
+
+
 def redact_text(text: str) -> str:
-    """Every URL inside ``text`` passed through :func:`redact_url` (error messages, tracebacks, params)."""
-    if "://" not in text:
-        return text
-    return _URL_RE.sub(lambda m: redact_url(m.group(0)), text)
+    """Every URL inside ``text`` passed through :func:`redact_url`, and any bare ``user:password@host`` reduced
+    to ``REDACTED@host`` (error messages, tracebacks, params)."""
+    if "://" in text:
+        text = _URL_RE.sub(lambda m: redact_url(m.group(0)), text)
+    if "@" in text:
+        text = _USERINFO_RE.sub(f"{REDACTED}@", text)
+    return text

@@ -139,6 +139,10 @@ class OneLineErrors(click.Group):
             rv = super().main(*args, **kwargs)
         except click.ClickException as exc:
             click.echo(f"Error: {exc.format_message()}", err=True)
+            if os.environ.get("MLFLOW_RUN_ID"):  # under `mlflow run -P ...`: the Projects run keeps the reason
+                from harness.tracking.store import record_usage_error
+
+                record_usage_error(os.environ["MLFLOW_RUN_ID"], exc.format_message())
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo("Aborted.", err=True)

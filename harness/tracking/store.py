@@ -143,3 +143,24 @@ def check_tracking_store(tracking_uri: str | None = None, *, reap: bool = True) 
         with temporary_env(probe_env):
             reap_orphans(uri)
     return uri
+
+
+def record_usage_error(run_id: str, message: str) -> None:
+    """Record a usage error on the run ``mlflow run`` created (``MLFLOW_RUN_ID``) before the harness opened it:
+    tags ``run.outcome=failed`` and ``run.error``, the artifact ``error.txt``, status FAILED.  Best effort: a
+    store that cannot be written leaves the run as MLflow Projects ends it.
+    """
+    import mlflow
+
+    from harness.artifacts import ERROR_TEXT
+
+    text = redact_text(message)
+    try:
+        with temporary_env({"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0", "MLFLOW_HTTP_REQUEST_TIMEOUT": "10"}):
+            client = mlflow.MlflowClient()
+            client.log_text(run_id, f"usage error (exit code 2): {text}\n", ERROR_TEXT)
+            client.set_tag(run_id, "run.outcome", "failed")
+            client.set_tag(run_id, "run.error", text[:500])
+            client.set_terminated(run_id, "FAILED")
+    except Exception:  # noqa: S110  (the one-line error is printed either way)
+        pass
