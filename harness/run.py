@@ -89,7 +89,7 @@ def prepare(config: EvolveConfig) -> Setup:
     """
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
     if config.output_dir:  # never beside the user's SKILL.md (the CLI refuses it earlier, as a usage error)
-        check_output_outside(config.output_dir, [skill.path.parent, *([config.skills_dir] if config.skills_dir else [])])
+        check_output_outside(config.output_dir, [skill.path.parent, *filter(None, [config.skills_dir])])
     verifier = dataset_verifier(skill.name)
     splits = verifier.build_dataset(config.num_cases, config.seed)
     workdir = Path(config.output_dir) if config.output_dir else Path(tempfile.mkdtemp(prefix="harness-run-"))

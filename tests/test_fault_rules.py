@@ -12,6 +12,7 @@ from pathlib import Path
 import mlflow
 import pytest
 from click.testing import CliRunner
+from openai_stub import StubServer
 
 from harness.analysis.stats import pairs_from_rows
 from harness.cli import main
@@ -23,7 +24,6 @@ from harness.models.preflight import check_models
 from harness.models.usage import UsageCounter
 from harness.skills.diff import evolved_skill_text
 from harness.skills.files import SkillError, find_skill, load_skill, parse_skill
-from openai_stub import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
 ARXIV = ROOT / "experiments" / "skills" / "arxiv" / "SKILL.md"

@@ -176,7 +176,8 @@ def refuse_output_in_skills(config: EvolveConfig) -> None:
 
     folders = [config.skills_dir] if config.skills_dir else []
     try:
-        folders.append(str(find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None).path.parent))
+        skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
+        folders.append(str(skill.path.parent))
     except SkillError:
         pass
     try:

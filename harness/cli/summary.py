@@ -49,7 +49,8 @@ def lm_error_rows(metrics: dict[str, float]) -> list[tuple[str, str]]:
     """A ``("LM errors", ...)`` row when any LM call failed (per role), else none."""
     if not metrics.get("lm_errors.total"):
         return []
-    roles = sorted(k.removeprefix("lm_errors.") for k in metrics if k.startswith("lm_errors.") and k != "lm_errors.total")
+    roles = sorted(k.removeprefix("lm_errors.") for k in metrics
+                   if k.startswith("lm_errors.") and k != "lm_errors.total")
     parts = [f"{role} {int(metrics[f'lm_errors.{role}'])}" for role in roles if metrics.get(f"lm_errors.{role}")]
     return [("LM errors", f"{int(metrics['lm_errors.total'])} failed calls ({', '.join(parts)}); failed holdout "
                           "pairs are left out of the tests; see lm_errors.json")]

@@ -28,7 +28,8 @@ class LMFaultError(RuntimeError):
 
 
 def error_shares(metrics: Mapping[str, float]) -> dict[str, tuple[int, int]]:
-    """Per role: ``(failed, attempted)`` from :meth:`UsageCounter.metrics` keys ``lm_calls.<role>``/``lm_errors.<role>``."""
+    """Per role: ``(failed, attempted)`` from the :meth:`UsageCounter.metrics` keys ``lm_calls.<role>`` and
+    ``lm_errors.<role>``."""
     out: dict[str, tuple[int, int]] = {}
     for key, value in metrics.items():
         if key.startswith("lm_errors.") and key != "lm_errors.total":

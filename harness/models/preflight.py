@@ -174,7 +174,8 @@ def _check_one(role: str, spec: ModelSpec, timeout_s: float) -> ModelReport:
         return ModelReport(role, model, True, time.perf_counter() - started, "in-process", "answered")
     info = provider_info(model)
     address = redact_url(address_of(spec, info))  # the report is logged: no credentials from the URL
-    ping = replace(spec, cache=False, num_retries=min(spec.num_retries, PREFLIGHT_RETRIES), timeout_s=min(spec.timeout_s, timeout_s),
+    ping = replace(spec, cache=False, num_retries=min(spec.num_retries, PREFLIGHT_RETRIES),
+                   timeout_s=min(spec.timeout_s, timeout_s),
                    max_tokens=min(spec.max_tokens, PREFLIGHT_MAX_TOKENS))
     try:
         lm = build_lm(ping)
