@@ -15,7 +15,7 @@
      is set.  A missing address variable (``AZURE_API_BASE``) blocks only when DSPy knows no default
      endpoint and no ``api_base`` is given.
   2. **call**: one tiny completion (at most 8 tokens, no cache, at most :data:`PREFLIGHT_RETRIES` retries
-     with DSPy's backoff, ``timeout_s`` seconds per wait; connecting is bounded by lm15's 10 s).  It must
+     of a 429 or 5xx after ``Retry-After`` (else 1, 2 s), none of a timeout, ``timeout_s`` seconds per wait; connecting is bounded by lm15's 10 s).  It must
      answer with content: a 429 or 5xx still failing after the retries, a timeout, a reply that is not JSON
      or an empty reply is *not reachable* and raises (a run would only collect failed calls; decided in
      issue 20, where a 429 accepted as "reachable" led to a run of failed calls).
@@ -174,8 +174,7 @@ def _check_one(role: str, spec: ModelSpec, timeout_s: float) -> ModelReport:
         return ModelReport(role, model, True, time.perf_counter() - started, "in-process", "answered")
     info = provider_info(model)
     address = redact_url(address_of(spec, info))  # the report is logged: no credentials from the URL
-    ping = replace(spec, cache=False, num_retries=min(spec.num_retries, PREFLIGHT_RETRIES),
-                   timeout_s=min(spec.timeout_s, timeout_s),
+    ping = replace(spec, cache=False, num_retries=0, timeout_s=min(spec.timeout_s, timeout_s),
                    max_tokens=min(spec.max_tokens, PREFLIGHT_MAX_TOKENS))
     try:
         lm = build_lm(ping)
@@ -183,12 +182,28 @@ def _check_one(role: str, spec: ModelSpec, timeout_s: float) -> ModelReport:
         lm = build_lm(replace(ping, max_tokens=spec.max_tokens))  # e.g. reasoning models refuse small caps
     started = time.perf_counter()
     try:
-        lm(PREFLIGHT_PROMPT)
+        _call_retrying(lm, min(spec.num_retries, PREFLIGHT_RETRIES))
     except Exception as exc:
         raise ModelError(_failure_message(role, model, address, info, exc, ping.timeout_s)) from exc
     finally:
         lm.close()
     return ModelReport(role, model, True, time.perf_counter() - started, address, "answered")
+
+
+def _call_retrying(lm: object, retries: int) -> None:
+    """One preflight call; a rate limit (429) or server error (5xx) is asked again up to ``retries`` times after
+    the server's ``Retry-After`` (else 1, 2 s).  A timeout is not retried (the wait is already bounded)."""
+    from dspy.utils.exceptions import LMRateLimitError, LMServerError
+
+    for attempt in range(retries + 1):
+        try:
+            lm(PREFLIGHT_PROMPT)  # type: ignore[operator]
+            return
+        except (LMRateLimitError, LMServerError) as exc:
+            if attempt == retries:
+                raise
+            hint = getattr(exc, "retry_after", None)
+            time.sleep(min(float(hint), 10.0) if isinstance(hint, int | float) and hint >= 0 else 2.0 ** attempt)
 
 
 def _failure_message(role: str, model: str, address: str, info: ProviderInfo, exc: BaseException,
