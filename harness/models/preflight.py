@@ -15,7 +15,8 @@
      is set.  A missing address variable (``AZURE_API_BASE``) blocks only when DSPy knows no default
      endpoint and no ``api_base`` is given.
   2. **call**: one tiny completion (at most 8 tokens, no cache, at most :data:`PREFLIGHT_RETRIES` retries
-     of a 429 or 5xx after ``Retry-After`` (else 1, 2 s), none of a timeout, ``timeout_s`` seconds per wait; connecting is bounded by lm15's 10 s).  It must
+     of a 429 or 5xx after ``Retry-After`` (else 1, 2 s), none of a timeout, ``timeout_s`` seconds per wait;
+     connecting is bounded by lm15's 10 s).  It must
      answer with content: a 429 or 5xx still failing after the retries, a timeout, a reply that is not JSON
      or an empty reply is *not reachable* and raises (a run would only collect failed calls; decided in
      issue 20, where a 429 accepted as "reachable" led to a run of failed calls).
