@@ -83,6 +83,10 @@ def resolve_proposer(proposer: str, reflection_model: str | None) -> str:
 DEFAULT_BUDGET = 60
 
 
+#: longest MLflow experiment name (MLflow's SQL stores hold 500 characters; a longer one fails mid-run)
+MAX_EXPERIMENT_CHARS = 500
+
+
 class ConfigError(ValueError):
     """A setting is invalid; the message names the setting, the value and what to pass instead."""
 
@@ -153,6 +157,8 @@ class EvolveConfig:
             (self.sandbox in SANDBOX_CHOICES, "sandbox", self.sandbox, f"one of {', '.join(SANDBOX_CHOICES)}"),
             (0.0 < self.alpha < 0.5, "alpha", self.alpha, "a significance level between 0 and 0.5"),
             (bool(self.task_model.strip()), "task_model", self.task_model, "a model string or 'embedded'"),
+            (len(self.experiment_name()) <= MAX_EXPERIMENT_CHARS, "experiment", self.experiment_name()[:40] + "…",
+             f"an MLflow experiment name of at most {MAX_EXPERIMENT_CHARS} characters"),
         ]
         for ok, name, value, expected in checks:
             if not ok:

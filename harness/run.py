@@ -36,6 +36,7 @@ from harness.analysis.plot_jobs import PlotJobs
 from harness.claims import log_gates, log_run_evidence, log_run_report
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
+from harness.engine.faults import check_lm_faults
 from harness.engine.graders import FitnessMetric, Grader
 from harness.engine.optimizer import OptimizationResult, OptimizerSettings, ProgressPoint
 from harness.engine.program import CONTROL_INSTRUCTIONS, SkillProgram, stock_instructions
@@ -45,12 +46,14 @@ from harness.engine.sources import TaskSource, resolve_source, task_max_tokens
 from harness.models.roles import Models, build_models, model_specs
 from harness.reporting import Reporter
 from harness.skills.diff import evolved_skill_text, unified_diff
-from harness.skills.files import Skill, find_skill, parse_skill
+from harness.skills.files import Skill, check_output_outside, find_skill, parse_skill
 from harness.skills.gates import MAX_GROWTH, GateResult, check_evolved
 from harness.tracking.params import run_params
 from harness.tracking.tracker import NullTracker, Tracker
 from verifiers import Splits, Verifier
 
+#: attribute of an exception that ended a run early: the run folder left on disk (named by the CLI)
+KEPT_FOLDER_ATTR = "harness_kept_folder"
 #: the grader whose delta is the headline (tags of registered skill versions)
 PRIMARY_GRADER = "verifier"
 
@@ -99,6 +102,8 @@ def prepare(config: EvolveConfig) -> Setup:
         verifiers.taskfile.TaskFileError, verifiers.pybugfix.SandboxUnavailableError: bad input.
     """
     skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
+    if config.output_dir:  # never beside the user's SKILL.md (the CLI refuses it earlier, as a usage error)
+        check_output_outside(config.output_dir, [skill.path.parent, *filter(None, [config.skills_dir])])
     source = resolve_source(skill.name, skill.path.parent, config.tasks, config.sandbox)
     verifier = source.verifier
     splits = verifier.build_dataset(config.num_cases, config.seed)
@@ -111,13 +116,19 @@ def prepare(config: EvolveConfig) -> Setup:
 def prepared(config: EvolveConfig) -> Iterator[Setup]:
     """:func:`prepare` for a run: when the block ends normally, a temporary run folder (no ``output_dir``) is
     removed, its files being logged as artifacts by then.  After an error the folder stays, so the
-    dataset and the child logs an error message names are still there.
+    dataset and the child logs an error message names are still there; the exception carries its path as
+    :data:`KEPT_FOLDER_ATTR`.
 
     Raises:
         as :func:`prepare`.
     """
     setup = prepare(config)
-    yield setup
+    try:
+        yield setup
+    except BaseException as exc:  # the folder stays: the CLI names it (KEPT_FOLDER_ATTR)
+        if not getattr(exc, KEPT_FOLDER_ATTR, ""):
+            setattr(exc, KEPT_FOLDER_ATTR, str(setup.workdir))
+        raise
     if not config.output_dir:
         shutil.rmtree(setup.workdir, ignore_errors=True)
 
@@ -164,7 +175,7 @@ def log_setup(setup: Setup, config: EvolveConfig, fitness: str, tracker: Tracker
     for name, frame in splits_frame(setup.splits).items():
         tracker.log_dataset(frame, name=f"{setup.skill.name}-{name}", context=name, digest=digest,
                             source=source.dataset_source() if source is not None else None)
-    tracker.log_text(setup.skill.text, artifacts.BASELINE_SKILL)
+    tracker.log_text(setup.skill.as_file(setup.skill.text), artifacts.BASELINE_SKILL)  # bytes as in the file (BOM)
 
 
 def grade_variant(body: str, variant: str, setup: Setup, graders: list[Grader], num_threads: int,
@@ -266,14 +277,14 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     gate = check_evolved(skill, evolved_text, stock_instructions=stock_instructions())
     if not gate.passed:
         reporter.warn("evolved skill rejected by the gates: " + "; ".join(gate.reasons) + " — baseline kept")
-        tracker.log_text(evolved_text, artifacts.REJECTED_SKILL)
+        tracker.log_text(skill.as_file(evolved_text), artifacts.REJECTED_SKILL)
         tracker.log_text("\n".join(gate.reasons) + "\n", artifacts.REJECTED_REASONS)
         evolved_text = skill.text
     unchanged = gate.passed and evolved_text == skill.text
     # an unchanged skill passed no gate worth the name: say "no change", not "passed"
     tracker.set_tags({"gates": "no change" if unchanged else "passed" if gate.passed else "rejected"})
     log_gates(gate, tracker)
-    tracker.log_text(evolved_text, artifacts.EVOLVED_SKILL)
+    tracker.log_text(skill.as_file(evolved_text), artifacts.EVOLVED_SKILL)
     tracker.log_text(describe.skill_preview_markdown(skill.text, artifacts.BASELINE_SKILL),
                      artifacts.BASELINE_SKILL_PREVIEW)
     tracker.log_text(describe.skill_preview_markdown(evolved_text, artifacts.EVOLVED_SKILL),
@@ -347,16 +358,21 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     with dspy.context(lm=models.task):
         metric = FitnessMetric(build_grader(fitness, setup.verifier, setup.skill.text, models.judge))
         result = _optimize(config, setup, metric, models, tracker, reporter)
+        # an LM failing most calls fails the run here, before the holdout
+        check_lm_faults(usage_since(models.usage.metrics(), usage_before))
         evolved_text, gate = _apply_gates(setup.skill, result, tracker, reporter)
         _curve_plot(jobs, result, plots_dir, config.optimizer)
         evolved_body = parse_skill(evolved_text, setup.skill.path).body
         graders = holdout_graders(setup.verifier, setup.skill.text, models.judge)
         rows = baseline_rows + grade_variant(evolved_body, "evolved", setup, graders, config.num_threads, reporter,
                                              tracker)
-    (setup.workdir / f"SKILL.evolved.{fitness}.md").write_text(evolved_text, encoding="utf-8")
+    (setup.workdir / f"SKILL.evolved.{fitness}.md").write_bytes(setup.skill.as_file(evolved_text).encode("utf-8"))
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(setup.workdir / f"holdout_table.{fitness}.csv", index=False)
+    spent_so_far = usage_since(models.usage.metrics(), usage_before)
+    tracker.log_metrics(spent_so_far)
+    check_lm_faults(spent_so_far, rows)  # FAILED with the reason rather than a verdict resting on faults
     _holdout_plots(jobs, holdout, plots_dir)
     _log_labels(setup, rows, setup.workdir / f"labels-{fitness}", tracker)
     unchanged = gate.passed and evolved_text == setup.skill.text

@@ -14,7 +14,13 @@ Scriptable failures:
   ones succeed.
 * ``fail_when(question) -> bool``: requests whose last user message matches always get HTTP 500.
 
-Every failure carries ``Retry-After: <retry_after>`` (``"0"`` by default, so DSPy retries at once).
+* ``fault``: how a failing request fails: ``"status"`` (``fail_status``, the default), ``"empty"`` (HTTP 200
+  with empty content), ``"garbage"`` (HTTP 200 whose body is not JSON) or ``"timeout"`` (no reply for
+  ``hang_s`` seconds, then an empty reply).
+* ``fail_share=s``: besides ``fail_first``, a deterministic share ``s`` of requests fails (request k fails
+  when ``floor(k*s) > floor((k-1)*s)``: 0.2 fails every fifth, 1.0 every one).
+
+Every status failure carries ``Retry-After: <retry_after>`` (``"0"`` by default, so DSPy retries at once).
 
 Counters: ``requests`` (chat requests received, failed ones included), ``failures`` (answered with an
 error status) and ``bodies`` (the decoded JSON request bodies, in arrival order).
@@ -60,13 +66,22 @@ class StubServer:
         fail_when: requests whose last user message makes this true always get HTTP 500.
         model: model id reported by ``/v1/models`` and in replies.
         delay_s: seconds to wait before answering each chat request (timeouts).
+        fault: ``status``, ``empty``, ``garbage`` or ``timeout`` (module docstring).
+        fail_share: deterministic share of requests that fail (module docstring).
+        hang_s: how long a ``timeout`` fault keeps the client waiting.
     """
 
     def __init__(self, rule: str = "arxiv", *, fail_first: int = 0, fail_status: int = 429,
                  retry_after: str | None = "0", fail_when: Callable[[str], bool] | None = None,
-                 model: str = "stub-model", delay_s: float = 0.0) -> None:
+                 model: str = "stub-model", delay_s: float = 0.0, fault: str = "status",
+                 fail_share: float = 0.0, hang_s: float = 5.0) -> None:
         if rule not in ("arxiv", "echo"):
             raise ValueError(f"unknown rule {rule!r}; use 'arxiv' or 'echo'")
+        if fault not in ("status", "empty", "garbage", "timeout"):
+            raise ValueError(f"unknown fault {fault!r}; use status, empty, garbage or timeout")
+        self.fault = fault
+        self.fail_share = fail_share
+        self.hang_s = hang_s
         self.rule = rule
         self.fail_first = fail_first
         self.fail_status = fail_status
@@ -134,6 +149,17 @@ class StubServer:
                 status, payload, headers = stub._answer(body)
                 if stub.delay_s:
                     time.sleep(stub.delay_s)
+                if status == -1:  # garbage: HTTP 200 whose body is not JSON
+                    data = b'{"id": "chatcmpl-garbage", "choices": [ <html>oops'
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                if status == -2:  # timeout: keep the client waiting, then an empty reply
+                    time.sleep(stub.hang_s)
+                    status = 200
                 self._send(status, payload, headers)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -166,12 +192,16 @@ class StubServer:
             self.requests += 1
             self.bodies.append(body)
             number = self.requests
-            fail = number <= self.fail_first
+            fail = number <= self.fail_first or (
+                self.fail_share > 0 and int(number * self.fail_share) > int((number - 1) * self.fail_share))
             status = self.fail_status if fail else 0
             if not fail and self.fail_when is not None and self.fail_when(user):
                 fail, status = True, 500
             if fail:
                 self.failures += 1
+        if fail and self.fault != "status":
+            payload = _completion(number, body.get("model") or self.model, "", 0)
+            return {"empty": 200, "garbage": -1, "timeout": -2}[self.fault], payload, {}
         if fail:
             headers = {"Retry-After": self.retry_after} if self.retry_after is not None else {}
             kind = "rate_limit_error" if status == 429 else "server_error"
@@ -179,15 +209,18 @@ class StubServer:
                                       "code": str(status)}}, headers
         text = (arxiv_answer(user) if self.rule == "arxiv" else None) or user
         prompt_tokens = sum(len(_text(m.get("content")).split()) for m in messages)
-        completion_tokens = len(text.split())
-        return 200, {
-            "id": f"chatcmpl-stub-{number}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model") or self.model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
-        }, {}
+        return 200, _completion(number, body.get("model") or self.model, text, prompt_tokens), {}
+
+
+def _completion(number: int, model: str, text: str, prompt_tokens: int) -> dict[str, Any]:
+    """An OpenAI chat.completion payload answering ``text``."""
+    completion_tokens = len(text.split())
+    return {
+        "id": f"chatcmpl-stub-{number}", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
 
 
 def _text(content: Any) -> str:

@@ -88,7 +88,8 @@ def get_verifier(skill_name: str, **options: object) -> Verifier:
     except KeyError:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise UnknownVerifierError(
-            f"no verifier is registered for skill {skill_name!r} (registered: {known}); "
-            f"use fitness=keyword or fitness=auto, or register one with @register_verifier"
+            f"no verifier is registered for skill {skill_name!r} (registered: {known}); give the skill a task "
+            f"file (<skill folder>/evals/tasks.jsonl with checks: README, 'Evolve your own skill') or register "
+            f"a verifier with @register_verifier"
         ) from None
     return cls(**options)

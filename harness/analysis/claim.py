@@ -112,6 +112,12 @@ def claim_report(skill: str, run_id: str | None, fitness: str, stats: Mapping[st
                   "fewest tasks that must all change in one direction for p < " + a + ", over n.", ""]
     else:
         lines += ["No per-grader statistics were computed for this run.", ""]
+    faulted = max((s.faulted_pairs for s in stats.values()), default=0)
+    if faulted:
+        lines += [f"**LM faults:** {faulted} holdout pair(s) were excluded from the paired tests because the task "
+                  "LM call failed on the baseline or the evolved side (rate limit, server error, timeout, a reply "
+                  "that was not JSON or was empty; see `lm_errors.json`): an infrastructure fault is never graded "
+                  "as the model's answer. They are counted in \"dropped\".", ""]
 
     if stats:
         lines += ["## Power", ""]

@@ -86,7 +86,11 @@ class PairedSample:
         evolved: the evolved composite of each task, floats in [0, 1].
         baseline_correct: whether the baseline answered the task correctly (correctness >= 1).
         evolved_correct: whether the evolved skill answered the task correctly (correctness >= 1).
-        dropped: holdout tasks left out: a NaN grade on either side, or a task graded for one variant only.
+        dropped: holdout tasks left out: a NaN grade on either side, a task graded for one variant only, or
+            an infrastructure fault (counted again in ``faulted``).
+        faulted: of ``dropped``, pairs left out because the task LM call failed on either side (the row's
+            ``error`` is set: rate limit, 5xx, timeout, a non-JSON or empty reply); such a grade is the
+            endpoint's fault, never the model's answer, so it is never paired.
 
     Raises:
         ValueError: the five sequences differ in length, or a composite is not a finite number.
@@ -99,6 +103,7 @@ class PairedSample:
     baseline_correct: tuple[bool, ...]
     evolved_correct: tuple[bool, ...]
     dropped: int = 0
+    faulted: int = 0
 
     def __post_init__(self) -> None:
         # normalise to tuples of plain Python values (lists and numpy scalars are accepted)
@@ -163,7 +168,8 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str, *, before: str = "ba
     Returns:
         A :class:`PairedSample` in the order tasks first appear among the baseline rows.  A pair with a
         NaN (or missing) composite or correctness on either side is left out, as is a task graded for one
-        variant only; ``dropped`` counts both.  "Correct" means ``correctness >= 1.0``.
+        variant only and a task whose LM call failed on either side (a non-empty ``error``: counted in
+        ``faulted`` too); ``dropped`` counts all three.  "Correct" means ``correctness >= 1.0``.
     Raises:
         ValueError: no row has this grader, or a (task_id, variant) occurs twice for it.
     """
@@ -175,6 +181,7 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str, *, before: str = "ba
     if grader not in graders:
         raise ValueError(f"no holdout rows for grader {grader!r}; graders present: {graders or 'none'}")
     by_variant: dict[str, dict[str, tuple[float, float]]] = {before: {}, after: {}}
+    failed: set[str] = set()
     order: list[str] = []
     for r in records:
         if str(_field(r, "grader")) != grader:
@@ -186,6 +193,8 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str, *, before: str = "ba
         if task_id in by_variant[variant]:
             raise ValueError(f"grader {grader!r}: task {task_id!r} has two {variant} rows")
         by_variant[variant][task_id] = (_as_float(_field(r, "composite")), _as_float(_field(r, "correctness")))
+        if _row_error(r):
+            failed.add(task_id)
         if variant == before:
             order.append(task_id)
     base, evo = by_variant[before], by_variant[after]
@@ -195,10 +204,14 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str, *, before: str = "ba
     e_comp: list[float] = []
     b_ok: list[bool] = []
     e_ok: list[bool] = []
-    dropped = 0
+    dropped = faulted = 0
     for task_id in order:
         if task_id not in base or task_id not in evo:
             dropped += 1
+            continue
+        if task_id in failed:
+            dropped += 1
+            faulted += 1
             continue
         values = base[task_id] + evo[task_id]
         if not all(math.isfinite(v) for v in values):
@@ -210,7 +223,17 @@ def pairs_from_rows(rows: Sequence[Any] | Any, grader: str, *, before: str = "ba
         e_comp.append(ec)
         b_ok.append(bk >= 1.0)
         e_ok.append(ek >= 1.0)
-    return PairedSample(grader, tuple(ids), tuple(b_comp), tuple(e_comp), tuple(b_ok), tuple(e_ok), dropped)
+    return PairedSample(grader, tuple(ids), tuple(b_comp), tuple(e_comp), tuple(b_ok), tuple(e_ok), dropped,
+                        faulted)
+
+
+def _row_error(row: Any) -> bool:
+    """Whether a holdout row records a failed task LM call (a non-empty, non-NaN ``error``; absent = no)."""
+    try:
+        value = _field(row, "error")
+    except (KeyError, AttributeError):
+        return False
+    return isinstance(value, str) and bool(value.strip())
 
 
 def pairs_by_grader(rows: Sequence[Any] | Any) -> dict[str, PairedSample]:
@@ -272,7 +295,8 @@ class PairedStats:
     Attributes:
         grader: the grader's name.
         alpha: two-sided significance level; the interval has confidence ``1 - alpha``.
-        n_pairs: scored pairs (n); ``dropped_pairs``: holdout tasks left out (NaN grade or unpaired).
+        n_pairs: scored pairs (n); ``dropped_pairs``: holdout tasks left out (NaN grade, unpaired or a
+            failed LM call); ``faulted_pairs``: of those, the ones left out for a failed LM call on either side.
         baseline_mean, evolved_mean: mean composite per variant over the pairs, in [0, 1] (NaN when n = 0).
         mean_delta: mean of ``evolved - baseline`` composite, in [-1, 1] (NaN when n = 0).
         sd_delta: sample SD (ddof 1) of the deltas (NaN when n < 2).
@@ -328,6 +352,7 @@ class PairedStats:
     underpowered: bool
     mde_composite: float
     power: float = DEFAULT_POWER
+    faulted_pairs: int = 0
 
     @property
     def k_min(self) -> int:
@@ -343,7 +368,7 @@ class PairedStats:
 
         Names: wilcoxon_p, mcnemar_p, ci_low, ci_high, mean_delta, baseline_mean, evolved_mean, sd_delta,
         min_detectable_share, mde_composite, discordant_improved, discordant_regressed, n_pairs,
-        dropped_pairs, n_nonzero, k_min, underpowered (0/1).  Values may be NaN (the logger skips NaN).
+        dropped_pairs, faulted_pairs, n_nonzero, k_min, underpowered (0/1).  Values may be NaN (the logger skips NaN).
         """
         values: dict[str, float] = {
             "wilcoxon_p": self.wilcoxon_p,
@@ -360,6 +385,7 @@ class PairedStats:
             "discordant_regressed": self.discordant_regressed,
             "n_pairs": self.n_pairs,
             "dropped_pairs": self.dropped_pairs,
+            "faulted_pairs": self.faulted_pairs,
             "n_nonzero": self.n_nonzero,
             "k_min": self.k_min,
             "underpowered": 1.0 if self.underpowered else 0.0,
@@ -463,6 +489,7 @@ def paired_stats(sample: PairedSample, alpha: float = DEFAULT_ALPHA, n_boot: int
         alpha=alpha,
         n_pairs=n,
         dropped_pairs=sample.dropped,
+        faulted_pairs=sample.faulted,
         baseline_mean=float(base.mean()) if n else _NAN,
         evolved_mean=float(evo.mean()) if n else _NAN,
         mean_delta=float(d.mean()) if n else _NAN,

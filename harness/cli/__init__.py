@@ -13,6 +13,7 @@ from harness.cli.compare import child, compare
 from harness.cli.evolve import evolve
 from harness.cli.export import export_command
 from harness.cli.report import report_command
+from harness.cli.runs import runs_command
 from harness.cli.tasks import tasks_group
 from harness.cli.versions import versions_command
 
@@ -26,5 +27,5 @@ def main() -> None:
 
 
 for _command in (evolve, compare, ab_command, child, export_command, report_command, versions_command,
-                 tasks_group):
+                 tasks_group, runs_command):
     main.add_command(_command)

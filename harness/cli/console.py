@@ -153,6 +153,17 @@ class PlainLines(io.TextIOBase):
 _OWN_HANDLER_LOGGERS = ("mlflow", "dspy")
 
 
+class _OneLineFormatter(logging.Formatter):
+    """Under ``--quiet``: a record's first line only, never a traceback (a handled LM fault is counted in
+    ``lm_errors.*`` and listed in the run's ``lm_errors.json``; an unhandled one is the run's ``error.txt``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = (record.getMessage().strip().splitlines() or [""])[0]
+        if len(line) > 300:
+            line = line[:299] + "…"
+        return f"{record.levelname} {record.name}: {line}"
+
+
 @contextmanager
 def _warnings_to(stream: Any) -> Iterator[None]:
     """Within the block, log records of WARNING and above go to ``stream`` as ``WARNING name: message``,
@@ -160,7 +171,7 @@ def _warnings_to(stream: Any) -> Iterator[None]:
     handlers write to ``sys.stderr`` (hidden by the caller)."""
     handler = logging.StreamHandler(stream)
     handler.setLevel(logging.WARNING)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_OneLineFormatter("%(levelname)s %(name)s: %(message)s"))
     own = [lg for lg in map(logging.getLogger, _OWN_HANDLER_LOGGERS) if not lg.propagate]  # as set up on import
     loggers = [logging.getLogger(), *own]
     levels = [lg.level for lg in loggers]

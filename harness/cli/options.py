@@ -208,8 +208,27 @@ def make_config(num_cases: int, options: dict[str, Any]) -> EvolveConfig:
         config = EvolveConfig(num_cases=num_cases or None, **options)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if config.output_dir:
+        refuse_output_in_skills(config)  # before the folder is created
     check_output_dir(config.output_dir)
     return config
+
+
+def refuse_output_in_skills(config: EvolveConfig) -> None:
+    """``--output-dir`` inside the skill's folder or the named skills folder is a usage error (issue 20),
+    checked before the folder is created.  A skill that cannot be found is left to :func:`preflight`."""
+    from harness.skills.files import SkillError, check_output_outside, find_skill
+
+    folders = [config.skills_dir] if config.skills_dir else []
+    try:
+        skill = find_skill(config.skill, Path(config.skills_dir) if config.skills_dir else None)
+        folders.append(str(skill.path.parent))
+    except SkillError:
+        pass
+    try:
+        check_output_outside(config.output_dir, folders)
+    except SkillError as exc:
+        raise UsageError(str(exc)) from None
 
 
 

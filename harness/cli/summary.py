@@ -67,8 +67,20 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     if result.evidence is not None:
         rows.extend(result.evidence.summary_rows())
     rows.append(("LM calls", f"{int(m.get('lm_calls.total', 0))}"))
+    rows.extend(lm_error_rows(m))
     rows.append(("wall time", f"{result.wall_time_s:.1f} s"))
     return rows
+
+
+def lm_error_rows(metrics: dict[str, float]) -> list[tuple[str, str]]:
+    """A ``("LM errors", ...)`` row when any LM call failed (per role), else none."""
+    if not metrics.get("lm_errors.total"):
+        return []
+    roles = sorted(k.removeprefix("lm_errors.") for k in metrics
+                   if k.startswith("lm_errors.") and k != "lm_errors.total")
+    parts = [f"{role} {int(metrics[f'lm_errors.{role}'])}" for role in roles if metrics.get(f"lm_errors.{role}")]
+    return [("LM errors", f"{int(metrics['lm_errors.total'])} failed calls ({', '.join(parts)}); failed holdout "
+                          "pairs are left out of the tests; see lm_errors.json")]
 
 
 def summarize_run(result: RunResult, reporter: Reporter) -> None:
@@ -94,4 +106,5 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
                      f"{cost['tokens']:,.0f} tokens, {cost['verified']} · run {res.run_id}"))
     for label, spread in (spreads or {}).items():
         rows.append((f"{label} across {spread.n_seeds} seeds", f"{spread.verdict}: {spread.reason}"))
+        rows.extend((f"{res.arm.label} (seed {res.arm.seed}) {k}", v) for k, v in lm_error_rows(res.metrics))
     reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})

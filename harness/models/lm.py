@@ -45,6 +45,7 @@ from harness.models.embedded import (
     is_embedded,
 )
 from harness.models.errors import ModelError
+from harness.models.guard import GuardedLM, install_reply_filter
 
 __all__ = ["EMBEDDED_CONTEXT", "EMBEDDED_MODEL", "PLACEHOLDER_API_KEY", "LlamaCppEngine", "ModelError", "ModelSpec",
            "build_lm", "close_embedded_engines", "configure_cache", "embedded_engine", "embedded_model_path",
@@ -150,7 +151,8 @@ def provider_info(model: str) -> ProviderInfo:
 
 
 def build_lm(spec: ModelSpec) -> dspy.LM:
-    """A ``dspy.LM`` for ``spec`` (no network: nothing is called here).
+    """A ``dspy.LM`` for ``spec`` (no network: nothing is called here): a
+    :class:`~harness.models.guard.GuardedLM`, so an empty reply is a failed call.
 
     Provider models get ``num_retries``, ``timeout`` and, with an ``api_base`` and no key variable set,
     ``api_key=PLACEHOLDER_API_KEY`` (module docstring).
@@ -170,13 +172,13 @@ def build_lm(spec: ModelSpec) -> dspy.LM:
             engine = ScriptedEngine(model.removeprefix(TEST_PREFIX), seed=spec.seed)
         except ValueError as exc:
             raise ModelError(str(exc)) from exc
-        return dspy.LM(model, engine=engine, temperature=spec.temperature, max_tokens=spec.max_tokens,
+        return GuardedLM(model, engine=engine, temperature=spec.temperature, max_tokens=spec.max_tokens,
                        cache=spec.cache, num_retries=0)
     if is_embedded(model):
         if spec.api_base:
             raise ModelError("api_base cannot be combined with the embedded model; it runs in-process")
-        return dspy.LM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed, spec.context),
-                       temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
+        return GuardedLM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed, spec.context),
+                         temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
     if spec.num_retries < 0:
         raise ModelError(f"num_retries={spec.num_retries} for model {model}: pass 0 or more")
     if not spec.timeout_s > 0:
@@ -190,7 +192,7 @@ def build_lm(spec: ModelSpec) -> dspy.LM:
     from dspy.utils.exceptions import LMError
 
     try:
-        return dspy.LM(model, temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache,
+        return GuardedLM(model, temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache,
                        seed=spec.seed, num_retries=spec.num_retries, timeout=float(spec.timeout_s), **kwargs)
     except (ValueError, TypeError, LMError) as exc:
         raise ModelError(f"cannot use model {model!r}: {exc}") from exc
@@ -210,6 +212,7 @@ def _litellm_key_in_env(model: str, info: ProviderInfo) -> bool:
 
 def configure_cache(cache_dir: str | os.PathLike[str] | None) -> Path:
     """Turn DSPy's response cache on (disk + memory) in ``cache_dir``; returns the absolute folder used.
+    Empty replies are never stored in it (:class:`~harness.models.guard.ReplyFilterCache`).
 
     Args:
         cache_dir: the folder; None or ``""`` = ``$DSPY_CACHEDIR`` when set, else DSPy's default
@@ -227,4 +230,5 @@ def configure_cache(cache_dir: str | os.PathLike[str] | None) -> Path:
         raise ConfigError(f"DSPy cache folder {chosen} is not writable ({exc.strerror or exc}); "
                           "pass another cache folder") from None
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path))
+    install_reply_filter()  # an empty reply is never stored (harness.models.guard)
     return path

@@ -14,9 +14,12 @@
      :func:`~harness.models.lm.build_lm` sends the placeholder ``api_key="not-needed"`` when no key variable
      is set.  A missing address variable (``AZURE_API_BASE``) blocks only when DSPy knows no default
      endpoint and no ``api_base`` is given.
-  2. **call**: one tiny completion (at most 8 tokens, no cache, no retries, ``timeout_s`` seconds per
-     wait; connecting is bounded by lm15's 10 s).  A 429 proves the endpoint answers and passes with a
-     note; anything else that fails raises.
+  2. **call**: one tiny completion (at most 8 tokens, no cache, at most :data:`PREFLIGHT_RETRIES` retries
+     of a 429 or 5xx after ``Retry-After`` (else 1, 2 s), none of a timeout, ``timeout_s`` seconds per wait;
+     connecting is bounded by lm15's 10 s).  It must
+     answer with content: a 429 or 5xx still failing after the retries, a timeout, a reply that is not JSON
+     or an empty reply is *not reachable* and raises (a run would only collect failed calls; decided in
+     issue 20, where a 429 accepted as "reachable" led to a run of failed calls).
 
 Failures raise :class:`~harness.models.lm.ModelError` (a user error: one line at the CLI, exit 2), naming the
 role, the model and the variable or the address (``api_base``, or the provider's default endpoint)
@@ -29,6 +32,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from harness.messages import redact_text, redact_url
 from harness.models.lm import (
     EMBEDDED_MODEL,
     ModelError,
@@ -46,6 +50,8 @@ PREFLIGHT_TIMEOUT_S = 10.0
 #: completion cap of the preflight call (tokens)
 PREFLIGHT_MAX_TOKENS = 8
 PREFLIGHT_PROMPT = "Reply with the single word OK."
+#: retries of the preflight call on a rate limit or a transient error (capped by the spec's ``num_retries``)
+PREFLIGHT_RETRIES = 2
 _ADDRESS_SUFFIXES = ("_API_BASE", "_BASE_URL", "_ENDPOINT", "_API_URL")
 
 
@@ -168,7 +174,7 @@ def _check_one(role: str, spec: ModelSpec, timeout_s: float) -> ModelReport:
             raise ModelError(f"{role} model {EMBEDDED_MODEL} (in-process) failed to answer: {_brief(exc)}") from exc
         return ModelReport(role, model, True, time.perf_counter() - started, "in-process", "answered")
     info = provider_info(model)
-    address = address_of(spec, info)
+    address = redact_url(address_of(spec, info))  # the report is logged: no credentials from the URL
     ping = replace(spec, cache=False, num_retries=0, timeout_s=min(spec.timeout_s, timeout_s),
                    max_tokens=min(spec.max_tokens, PREFLIGHT_MAX_TOKENS))
     try:
@@ -177,17 +183,28 @@ def _check_one(role: str, spec: ModelSpec, timeout_s: float) -> ModelReport:
         lm = build_lm(replace(ping, max_tokens=spec.max_tokens))  # e.g. reasoning models refuse small caps
     started = time.perf_counter()
     try:
-        lm(PREFLIGHT_PROMPT)
+        _call_retrying(lm, min(spec.num_retries, PREFLIGHT_RETRIES))
     except Exception as exc:
-        latency = time.perf_counter() - started
-        from dspy.utils.exceptions import LMRateLimitError
-
-        if isinstance(exc, LMRateLimitError):
-            return ModelReport(role, model, True, latency, address, "rate-limited (HTTP 429) but reachable")
         raise ModelError(_failure_message(role, model, address, info, exc, ping.timeout_s)) from exc
     finally:
         lm.close()
     return ModelReport(role, model, True, time.perf_counter() - started, address, "answered")
+
+
+def _call_retrying(lm: object, retries: int) -> None:
+    """One preflight call; a rate limit (429) or server error (5xx) is asked again up to ``retries`` times after
+    the server's ``Retry-After`` (else 1, 2 s).  A timeout is not retried (the wait is already bounded)."""
+    from dspy.utils.exceptions import LMRateLimitError, LMServerError
+
+    for attempt in range(retries + 1):
+        try:
+            lm(PREFLIGHT_PROMPT)  # type: ignore[operator]
+            return
+        except (LMRateLimitError, LMServerError) as exc:
+            if attempt == retries:
+                raise
+            hint = getattr(exc, "retry_after", None)
+            time.sleep(min(float(hint), 10.0) if isinstance(hint, int | float) and hint >= 0 else 2.0 ** attempt)
 
 
 def _failure_message(role: str, model: str, address: str, info: ProviderInfo, exc: BaseException,
@@ -197,11 +214,24 @@ def _failure_message(role: str, model: str, address: str, info: ProviderInfo, ex
         LMAuthError,
         LMInvalidRequestError,
         LMNotConfiguredError,
+        LMRateLimitError,
+        LMServerError,
         LMTimeoutError,
         LMTransportError,
     )
 
-    brief = _brief(exc)
+    from harness.models.guard import EmptyReplyError
+
+    brief = redact_text(_brief(exc))
+    address = redact_url(address)
+    if isinstance(exc, LMRateLimitError):
+        return (f"{role} model {model} is rate-limited at {address} (HTTP 429 after retries): {brief}; "
+                "wait, lower --num-threads, or use another key or endpoint")
+    if isinstance(exc, LMServerError):
+        return f"{role} model {model} has a server error at {address} (after retries): {brief}"
+    if isinstance(exc, EmptyReplyError):
+        return f"{role} model {model} answered with empty content at {address}: check the model name and server"
+
     keys = " or ".join(info.key_vars) or "the provider's key variable"
     if isinstance(exc, LMNotConfiguredError):
         return f"{role} model {model} has no credential ({keys} not set): {brief}"

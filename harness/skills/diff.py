@@ -13,11 +13,15 @@ def evolved_skill_text(skill: Skill, instructions: str) -> str:
     DSPy strips the whitespace around signature instructions, so a candidate equal to the baseline body up to
     that whitespace *is* the baseline: its text is returned byte for byte (no diff, no new registry version).
     Any other candidate ends the way the baseline body ends (its trailing newline kept).
+    A CRLF skill stays CRLF: the candidate's line endings (LF from DSPy and the proposers) follow the file's.
     """
     if instructions.strip() == skill.body.strip():
         return skill.text
     body_tail = skill.body[len(skill.body.rstrip()):]
-    return skill.with_body(instructions.rstrip() + body_tail)
+    body = instructions.rstrip() + body_tail
+    if skill.crlf:
+        body = body.replace("\r\n", "\n").replace("\n", "\r\n")
+    return skill.with_body(body)
 
 
 def unified_diff(before: str, after: str, name: str) -> str:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -84,6 +85,16 @@ class Skill:
         """Return the reassembled file text: the original frontmatter block followed by ``body``."""
         return self.frontmatter_text + body
 
+    def as_file(self, text: str) -> str:
+        """``text`` (this skill's or an evolved version's, without BOM) as the file holds it: with the UTF-8 BOM
+        when the baseline file had one, so a logged copy's sha256 equals :attr:`sha256` (issue 20: keep bytes)."""
+        return (_BOM + text) if self.bom and not text.startswith(_BOM) else text
+
+    @property
+    def crlf(self) -> bool:
+        """Whether the file uses CRLF line endings (every LF is preceded by CR)."""
+        return "\r\n" in self.text and self.text.count("\n") == self.text.count("\r\n")
+
 
 def _iter_lines(text: str) -> Iterator[tuple[str, int]]:
     """Yield ``(content, end_offset)`` per line; content excludes the LF or CRLF ending.
@@ -139,10 +150,34 @@ def split_frontmatter(text: str, path: Path) -> tuple[str, str, str]:
     )
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping with the same key twice (YAML 1.2 requires unique keys; PyYAML
+    would keep the last, so a second ``name:`` could silently switch the skill and its verifier)."""
+
+
+def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hash(key)
+        except TypeError:
+            continue  # an unhashable key: construct_mapping reports it
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"duplicate key {key!r} (first at line {seen[key].start_mark.line + 2}); keep one", key_node.start_mark)
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+
+
 def _load_yaml(yaml_text: str, path: Path) -> dict[str, Any]:
-    """Parse the frontmatter YAML with ``yaml.safe_load``; it must be a mapping."""
+    """Parse the frontmatter YAML (safe loader, duplicate keys refused); it must be a mapping."""
     try:
-        data = yaml.safe_load(yaml_text)
+        data = yaml.load(yaml_text, Loader=_UniqueKeyLoader)  # noqa: S506  (a SafeLoader subclass)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark else ""
@@ -214,6 +249,22 @@ def parse_skill(text: str, path: Path) -> Skill:
     )
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _require_regular_file(path: Path) -> None:
+    """SkillError naming what ``path`` is when it exists but is not a regular file (checked without opening:
+    opening a FIFO would block)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing or unreadable: _read_limited says so
+    for test, kind in _FILE_KINDS:
+        if test(mode):
+            raise SkillError(f"{path}: is {kind}, not a file; a skill's SKILL.md must be a regular UTF-8 text file")
+
+
 def _read_limited(path: Path) -> bytes:
     """Read at most MAX_SKILL_BYTES bytes of ``path``; SkillError if missing, unreadable or larger."""
     try:
@@ -243,8 +294,9 @@ def load_skill(path: Path) -> Skill:
             any parse error of :func:`parse_skill`.
     """
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() and path.name != SKILL_FILENAME:
         path = path / SKILL_FILENAME
+    _require_regular_file(path)
     raw = _read_limited(path)
     try:
         text = raw.decode("utf-8")
@@ -256,23 +308,34 @@ def load_skill(path: Path) -> Skill:
     return parse_skill(text, path)
 
 
-def discover_skills(root: Path) -> list[Path]:
-    """All ``SKILL.md`` files below ``root``, sorted.
+def discover_skills(root: Path, strict: bool = False) -> list[Path]:
+    """All ``SKILL.md`` entries below ``root``, sorted.
 
     Directory symlinks are followed (the Hermes layout links skill folders); a directory whose
     real path was already visited is not entered again, which breaks symlink loops and lists a
     folder reached by two links once.  Paths are returned as found under ``root`` (not resolved).
+    A ``SKILL.md`` that is not a regular file (a directory, FIFO, device) is listed too, so
+    :func:`load_skill` can say what it is.
+
+    Args:
+        strict: a folder that cannot be read raises (a location the user named) instead of being skipped.
 
     Raises:
-        SkillError: ``root`` is not a directory.
+        SkillError: ``root`` is not a directory; with ``strict``, a folder below it cannot be read.
     """
     root = Path(root)
     if not root.is_dir():
         raise SkillError(f"{root}: skills directory does not exist or is not a directory")
+
+    def unreadable(exc: OSError) -> None:
+        if strict:
+            raise SkillError(f"skills directory {exc.filename or root} cannot be read ({exc.strerror or exc}); "
+                             "fix its permissions, or pass another --skills-dir") from exc
+
     seen_dirs: set[str] = set()
     seen_files: set[str] = set()
     found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=unreadable):
         real = os.path.realpath(dirpath)
         if real in seen_dirs:
             dirnames[:] = []
@@ -280,7 +343,10 @@ def discover_skills(root: Path) -> list[Path]:
         seen_dirs.add(real)
         dirnames.sort()
         candidate = Path(dirpath) / SKILL_FILENAME
-        if SKILL_FILENAME in filenames and candidate.is_file():
+        if SKILL_FILENAME in dirnames:  # a folder named SKILL.md: reported by load_skill, never entered
+            dirnames.remove(SKILL_FILENAME)
+            filenames = [*filenames, SKILL_FILENAME]
+        if SKILL_FILENAME in filenames:
             real_file = os.path.realpath(candidate)
             if real_file not in seen_files:
                 seen_files.add(real_file)
@@ -322,24 +388,26 @@ def validate_skill_name(name: object) -> str:
 def _search_locations(
     skills_dir: Path | None, bundled_dir: Path | None, env: Mapping[str, str] | None
 ) -> list[tuple[Path, bool]]:
-    """Ordered ``(directory, required)`` pairs to search; ``required`` ones must exist."""
+    """Ordered ``(directory, required)`` pairs to search; ``required`` ones (named by the user: ``skills_dir``
+    or ``$HERMES_AGENT_REPO/skills``) must exist, be readable, and have no unloadable skill when they hold no
+    match."""
     env = os.environ if env is None else env
     locations: list[tuple[Path, bool]] = []
     if skills_dir is not None:
         locations.append((Path(skills_dir), True))
-    elif env.get(HERMES_REPO_ENV):
-        locations.append((Path(env[HERMES_REPO_ENV]) / "skills", False))
+    elif env.get(HERMES_REPO_ENV):  # named by the user too: unusable is an error, never a silent fallback
+        locations.append((Path(env[HERMES_REPO_ENV]) / "skills", True))
     locations.append((Path(bundled_dir) if bundled_dir is not None else bundled_skills_dir(), False))
     return locations
 
 
-def _matches_in(name: str, root: Path) -> tuple[list[tuple[Path, Skill | SkillError]], list[str]]:
+def _matches_in(name: str, root: Path, strict: bool = False) -> tuple[list[tuple[Path, Skill | SkillError]], list[str]]:
     """Skills under ``root`` matching ``name`` by folder or frontmatter name, as ``(path, skill)``
     pairs, plus notes on unparseable skills that could not be checked.  A folder-name match that
     fails to load is kept with its error instead of a skill, so the caller can report it."""
     matches: list[tuple[Path, Skill | SkillError]] = []
     broken: list[str] = []
-    for path in discover_skills(root):
+    for path in discover_skills(root, strict=strict):
         by_folder = path.parent.name == name
         try:
             skill = load_skill(path)
@@ -369,10 +437,14 @@ def find_skill(
     ``bundled_dir``).  The first location with a match wins.  A skill matches by its folder name
     or its frontmatter ``name``.
 
+    A location the user named (``skills_dir``, ``$HERMES_AGENT_REPO/skills``) that cannot be used is
+    an error, never a silent fallback to the bundled skill: it must exist and be readable, and when it
+    holds no match, none of its skills may fail to load (one of them may be the skill meant).
+
     Raises:
-        SkillError: unsafe name; ``skills_dir`` missing; no match anywhere (listing the places
-            searched); two or more matches in one location (listing their paths); or the
-            matching file does not load.
+        SkillError: unsafe name; a named location missing, unreadable, or without a match but with
+            skills that fail to load (listed); no match anywhere (listing the places searched); two or
+            more matches in one location (listing their paths); or the matching file does not load.
     """
     validate_skill_name(name)
     looked: list[str] = []
@@ -381,12 +453,18 @@ def find_skill(
         if not root.is_dir():
             problem = "is not a directory" if root.exists() else "does not exist"
             if required:
-                raise SkillError(f"skills directory {root} {problem} (looking for skill {name!r})")
+                via = f" (from {HERMES_REPO_ENV})" if skills_dir is None else ""
+                raise SkillError(f"skills directory {root}{via} {problem} (looking for skill {name!r}); "
+                                 f"fix the path or unset it")
             looked.append(f"{root} ({problem})")
             continue
         looked.append(str(root))
-        matches, broken = _matches_in(name, root)
+        matches, broken = _matches_in(name, root, strict=required)
         broken_notes.extend(broken)
+        if required and broken and not matches:  # the skill meant may be the one that fails to load
+            raise SkillError(
+                f"skill {name!r} not found in {root}, where these skills fail to load (one may be the skill "
+                f"meant; fix or remove them, or name another skills folder):\n  " + "\n  ".join(broken))
         if len(matches) > 1:
             paths = "\n  ".join(str(path) for path, _ in matches)
             raise SkillError(
@@ -401,3 +479,24 @@ def find_skill(
     if broken_notes:
         message += "\nskills that could not be parsed (not checked):\n  " + "\n  ".join(broken_notes)
     raise SkillError(message)
+
+
+
+def check_output_outside(output_dir: str | os.PathLike[str], folders: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse an output folder inside any of ``folders`` (the skill's own folder, the skills folder the user
+    named).
+
+    Paths are compared resolved (``..`` and symlinks followed, a missing tail kept as written), so a subfolder,
+    a path through ``..`` or a symlink into the folder are all caught.  The README promises a run never writes
+    beside the user's SKILL.md.
+
+    Raises:
+        SkillError: naming the output folder, the skills folder it lies in, and the fix.
+    """
+    out = Path(output_dir).expanduser().resolve()
+    for folder in (Path(f).expanduser().resolve() for f in folders):
+        if out == folder or folder in out.parents:
+            raise SkillError(
+                f"output folder {output_dir} (resolved {out}) is inside the skills folder {folder}; a run never "
+                f"writes beside a SKILL.md: pass an --output-dir outside {folder}, or none (a temporary folder)"
+            )

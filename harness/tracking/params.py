@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from harness.config import EvolveConfig
+from harness.messages import redact_url
 from harness.skills.files import Skill
 from verifiers import Splits
 
@@ -25,9 +26,11 @@ def package_version(package: str) -> str:
 
 def run_params(config: EvolveConfig, skill: Skill, splits: Splits, fitness: str) -> dict[str, Any]:
     """Every CLI option plus what was resolved from them (skill path and hash, dataset digest, split sizes,
-    the DSPy cache folder and the library versions)."""
+    the DSPy cache folder and the library versions).  ``api_base`` is logged with its credentials redacted
+    (:func:`harness.messages.redact_url`)."""
     params: dict[str, Any] = {k: v for k, v in asdict(config).items() if k != "dry_run"}
     params["num_cases"] = config.num_cases or 0  # as the CLI option says it: 0 = all
+    params["api_base"] = redact_url(config.api_base)  # never a password or key from the URL in the store
     params.update({
         "fitness_resolved": fitness, "proposer_resolved": config.resolved_proposer(),
         "skill_path": str(skill.path), "skill_name": skill.name,

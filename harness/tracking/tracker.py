@@ -3,8 +3,10 @@
 A run is opened with :class:`MlflowTracker` as a context manager.  Under ``mlflow run`` the run that
 MLflow Projects created (``MLFLOW_RUN_ID``) is resumed; otherwise a new run is started in the
 experiment named after the skill.  Leaving the context ends the run as FINISHED, as KILLED on an
-interrupt (Ctrl-C, SIGTERM) or as FAILED on an exception, whose text is logged as ``error.txt`` first;
-whatever was logged before stays.
+interrupt (Ctrl-C, SIGTERM, SIGHUP) or as FAILED on an exception, whose text is logged as ``error.txt`` first
+(URL credentials redacted); whatever was logged before stays.  While open, the run carries its process id,
+host and a heartbeat (:mod:`harness.tracking.reaper`), so a run whose process was killed outright is marked
+KILLED by the next command.
 
 :class:`NullTracker` has the same methods and logs nothing, so the engine runs without a store.
 """
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import pandas as pd
 
 from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIPTION, TAG_EVALUATION_OF
+from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 
 if TYPE_CHECKING:
@@ -157,6 +160,7 @@ class MlflowTracker:
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[Any]] = []
         self._metric_writes: list[Any] = []
+        self._heartbeat: Any = None
 
     @property
     def client(self) -> Any:
@@ -182,16 +186,18 @@ class MlflowTracker:
     def __enter__(self) -> MlflowTracker:
         from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
 
+        from harness.tracking.reaper import liveness_tags
+
         env_run = os.environ.get("MLFLOW_RUN_ID")
-        tags = dict(self.tags)
+        tags = {**self.tags, **liveness_tags()}  # pid, host, heartbeat: a run whose process dies can be reaped
         if self.parent_run_id:
             experiment_id = self.client.get_run(self.parent_run_id).info.experiment_id
             tags[MLFLOW_PARENT_RUN_ID] = self.parent_run_id
         elif env_run:
             self.run_id = env_run
             self.client.update_run(env_run, status="RUNNING", name=self.run_name)
-            if tags:
-                self.set_tags(tags)
+            self.set_tags(tags)
+            self._start_heartbeat()
             return self
         else:
             experiment_id = self._experiment_id()
@@ -202,10 +208,19 @@ class MlflowTracker:
 
         run = self.client.create_run(experiment_id, tags=resolve_tags(tags), run_name=self.run_name)
         self.run_id = run.info.run_id
+        self._start_heartbeat()
         return self
+
+    def _start_heartbeat(self) -> None:
+        from harness.tracking.reaper import Heartbeat
+
+        self._heartbeat = Heartbeat(self.set_tags).start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
         if exc_type is None:
             try:
                 self.flush()
@@ -223,10 +238,10 @@ class MlflowTracker:
                 self.flush()  # what was logged before the failure stays, deferred writes included
             except Exception:  # the run's own exception is the one to report
                 pass
-            text = "".join(traceback.format_exception(exc_type, exc, tb))
+            text = redact_text("".join(traceback.format_exception(exc_type, exc, tb)))  # no URL credentials
             self.log_text(text, ERROR_TEXT)
             self.set_tags({"run.outcome": status.lower(),
-                           "run.error": (str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
+                           "run.error": redact_text(str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
         finally:
             self.client.set_terminated(self.run_id, status)
 
