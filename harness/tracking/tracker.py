@@ -160,6 +160,9 @@ class MlflowTracker:
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[Any]] = []
         self._metric_writes: list[Any] = []
+        #: evaluation runs (one per holdout variant) to end after their deferred traces: ending a run shuts
+        #: MLflow's async logging queue down, so they end in :meth:`flush`, never in the middle of the run
+        self._evaluation_runs: list[str] = []
         self._heartbeat: Any = None
 
     @property
@@ -269,6 +272,9 @@ class MlflowTracker:
         if self._writer is not None:
             self._writer.shutdown(wait=True)
             self._writer = None
+        evaluation_runs, self._evaluation_runs = self._evaluation_runs, []
+        for eval_run in evaluation_runs:
+            self.client.set_terminated(eval_run, "FINISHED" if not any(errors) else "FAILED")
         for error in errors:
             if error is not None:
                 raise error
@@ -386,8 +392,8 @@ class MlflowTracker:
         and this experiment's runs table holds only the harness's runs), is tagged ``holdout.evaluation_of`` = this
         run, ``variant`` and a description, and holds the metrics ``<grader>/mean`` (over scored tasks),
         ``<grader>/scored`` and ``<grader>/unscored``; this run gets the tag ``holdout.<variant>.run_id``.  The
-        rows are returned at once; the traces are written in the writer thread (:meth:`defer`), after which the
-        evaluation run ends, all before this run ends.
+        rows are returned at once; the traces are written in the writer thread (:meth:`defer`); the evaluation
+        run ends in :meth:`flush`, when this run ends.
         """
         from harness.tracking.holdout_traces import batch_holdout
 
@@ -395,12 +401,12 @@ class MlflowTracker:
         try:
             rows = batch_holdout(program, tasks, graders, variant, eval_run, num_threads=num_threads,
                                  on_done=on_done, tracking_uri=self.client.tracking_uri, defer=self.defer)
-        except BaseException:
+        except BaseException:  # the run fails with it: nothing more is logged asynchronously
             self.client.set_terminated(eval_run, "FAILED")
             raise
+        self._evaluation_runs.append(eval_run)  # ended by flush(), after its traces are written
         self.set_tags({f"holdout.{variant}.run_id": eval_run})
         self._log_evaluation_metrics(eval_run, rows)
-        self.defer(lambda: self.client.set_terminated(eval_run, "FINISHED"))  # after its traces are written
         return rows
 
     def _evaluation_run(self, variant: str) -> str:
