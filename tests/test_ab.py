@@ -75,8 +75,10 @@ def test_ab_logs_one_tagged_run_with_statistics_and_claim(mlflow_store: str, tmp
     assert len(table) == 3 * 2 * 3
     paths = {a.path for a in mlflow.MlflowClient().list_artifacts(run.info.run_id, "plots")}
     assert "plots/holdout_verifier.png" in paths
-    assert mlflow.search_traces(locations=[run.data.tags.get("mlflow.experimentId", run.info.experiment_id)],
-                                run_id=run.info.run_id).shape[0] == 6  # one trace per task and variant
+    client = mlflow.MlflowClient()
+    eval_runs = [tags[f"holdout.{variant}.run_id"] for variant in ("baseline", "evolved")]  # one evaluation run each
+    assert sum(mlflow.search_traces(locations=[client.get_run(r).info.experiment_id], run_id=r).shape[0]
+               for r in eval_runs) == 6  # one trace per task and variant
     assert "registry.version" not in tags  # a hand-written candidate is not a registered evolution
 
 
@@ -217,7 +219,8 @@ def test_mlproject_entry_point_mirrors_the_options() -> None:
     from harness.cli.ab import ab_command
 
     entry = yaml.safe_load((VARIANTS.parents[3] / "MLproject").read_text(encoding="utf-8"))["entry_points"]["ab"]
-    options = {p.name for p in ab_command.params} - {"quiet", "experiment"}  # mlflow run picks the experiment
+    # mlflow run picks the experiment; --no-control is the flag spelling of the control parameter
+    options = {p.name for p in ab_command.params} - {"quiet", "experiment", "no_control"}
     assert set(entry["parameters"]) == options
     for name in options:
         assert f"--{name.replace('_', '-')} {{{name}}}" in entry["command"]

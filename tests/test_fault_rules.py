@@ -46,8 +46,8 @@ def test_run_whose_lm_fails_every_holdout_call_is_failed(mlflow_store: str, monk
                 for o in real(program, tasks, num_threads, on_done)]
 
     monkeypatch.setattr(holdout, "generate", failing)
-    monkeypatch.setattr("harness.tracking.genai_eval.genai_holdout",
-                        lambda program, tasks, graders, variant, run_id, **kw: holdout.grade(
+    monkeypatch.setattr("harness.tracking.tracker.MlflowTracker.evaluate_holdout",
+                        lambda self, program, tasks, graders, variant, **kw: holdout.grade(
                             failing(program, tasks), graders, variant))
     result = _invoke("evolve", "--task-model", "test/oracle", "--num-cases", "20", "--budget", "10", "--quiet")
     assert result.exit_code == 1, result.output
@@ -297,10 +297,10 @@ def test_crlf_skill_keeps_crlf_where_lessons_are_added() -> None:
 
 
 def test_no_verifier_hint_points_to_a_task_file() -> None:
-    from harness.engine.sources import dataset_verifier
+    from harness.engine.sources import registered_verifier
     from verifiers import UnknownVerifierError, get_verifier
 
-    for call in (dataset_verifier, get_verifier):
+    for call in (registered_verifier, get_verifier):
         with pytest.raises(UnknownVerifierError) as info:
             call("no-such-skill")
         assert "fitness=keyword" not in str(info.value) and "evals/tasks.jsonl" in str(info.value)

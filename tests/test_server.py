@@ -42,8 +42,8 @@ from verifiers import get_verifier
 EXPERIMENT = "skills/arxiv"
 HOLDOUT_TABLE = "holdout/holdout_table.json"
 EVOLVED_SKILL = "skill/evolved/SKILL.md"
-#: rows of a holdout table per holdout task: 2 variants (baseline, evolved) × 2 graders (verifier, keyword)
-ROWS_PER_TASK = 4
+#: rows of a holdout table per holdout task: 3 variants (baseline, evolved, the no-skill control) × 2 graders
+ROWS_PER_TASK = 6
 SERVER_START_TIMEOUT_S = 120
 PARALLEL_RUNS = 8
 

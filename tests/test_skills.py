@@ -462,10 +462,11 @@ def test_hermes_env_layout(tmp_path: Path) -> None:
     assert find_skill("arxiv", bundled_dir=tmp_path / "bundled", env=env).path == skill.resolve()
 
 
-def test_hermes_env_missing_dir_falls_back(tmp_path: Path) -> None:
-    bundled = make_skill(tmp_path / "bundled", "arxiv")
+def test_hermes_env_missing_dir_is_an_error_not_a_fallback(tmp_path: Path) -> None:
+    make_skill(tmp_path / "bundled", "arxiv")
     env = {"HERMES_AGENT_REPO": str(tmp_path / "nowhere")}
-    assert find_skill("arxiv", bundled_dir=tmp_path / "bundled", env=env).path == bundled.resolve()
+    with pytest.raises(SkillError, match="does not exist"):  # a location the user named (issue 20, point 5)
+        find_skill("arxiv", bundled_dir=tmp_path / "bundled", env=env)
     with pytest.raises(SkillError, match="does not exist") as info:
         find_skill("ghost", bundled_dir=tmp_path / "bundled", env=env)
     assert str(tmp_path / "nowhere" / "skills") in str(info.value)
@@ -483,7 +484,7 @@ def test_unrelated_broken_skill_is_skipped(tmp_path: Path) -> None:
     write(tmp_path / "broken" / "SKILL.md", "no frontmatter\n")
     good = make_skill(tmp_path, "good")
     assert find_skill("good", tmp_path, bundled_dir=tmp_path / "none").path == good.resolve()
-    with pytest.raises(SkillError, match="could not be parsed") as info:
+    with pytest.raises(SkillError, match="fail to load") as info:  # reported, not silently skipped (issue 20)
         find_skill("ghost", tmp_path, bundled_dir=tmp_path / "none")
     assert "broken" in str(info.value)
 

@@ -147,7 +147,7 @@ def test_paired_sample_validates() -> None:
         PairedSample("v", ("a",), (float("nan"),), (0.1,), (False,), (False,))
     s = PairedSample("v", ["a"], [np.float64(0.25)], [0.5], [0], [1], dropped=3)
     assert s.to_dict() == {"grader": "v", "task_ids": ["a"], "baseline": [0.25], "evolved": [0.5],
-                           "baseline_correct": [False], "evolved_correct": [True], "dropped": 3}
+                           "baseline_correct": [False], "evolved_correct": [True], "dropped": 3, "faulted": 0}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -53,12 +53,17 @@ def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessmen
         png = mlflow.artifacts.download_artifacts(f"runs:/{result.run_id}/plots/{name}", dst_path=str(tmp_path))
         assert Path(png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    experiment = client.get_run(result.run_id).info.experiment_id
-    traces = mlflow.search_traces(locations=[experiment], run_id=result.run_id, return_type="list")
+    variants = sorted({r.variant for r in result.rows})  # baseline, evolved and the no-skill control
+    run_tags = client.get_run(result.run_id).data.tags
+    traces = []
+    for variant in variants:  # each variant's traces live in its own evaluation run
+        eval_run = client.get_run(run_tags[f"holdout.{variant}.run_id"])
+        traces += mlflow.search_traces(locations=[eval_run.info.experiment_id], run_id=eval_run.info.run_id,
+                                       return_type="list")
     holdout = result.splits.holdout
-    assert len(traces) == 2 * len(holdout)  # written by the tracker's writer thread, in the store at run end
+    assert len(traces) == len(variants) * len(holdout)  # written by the writer thread, in the store at run end
     by_key = {(t.info.tags["variant"], t.info.tags["task_id"]): t for t in traces}
-    assert set(by_key) == {(v, t.task_id) for v in ("baseline", "evolved") for t in holdout}
+    assert set(by_key) == {(v, t.task_id) for v in variants for t in holdout}
     for row in result.rows:
         trace = mlflow.get_trace(by_key[(row.variant, row.task_id)].info.trace_id)
         assert [s.name for s in trace.data.spans].count(LM_SPAN_NAME) == 1  # the task LM's call
