@@ -219,8 +219,7 @@ def test_mlproject_entry_point_mirrors_the_options() -> None:
     from harness.cli.ab import ab_command
 
     entry = yaml.safe_load((VARIANTS.parents[3] / "MLproject").read_text(encoding="utf-8"))["entry_points"]["ab"]
-    # mlflow run picks the experiment; --no-control is the flag spelling of the control parameter
-    options = {p.name for p in ab_command.params} - {"quiet", "experiment", "no_control"}
+    options = {p.name for p in ab_command.params} - {"quiet", "experiment"}  # mlflow run picks the experiment
     assert set(entry["parameters"]) == options
     for name in options:
         assert f"--{name.replace('_', '-')} {{{name}}}" in entry["command"]

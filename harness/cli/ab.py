@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from harness.cli.console import Reporter
 
 #: options of evolve/compare that mean nothing without an optimizer
-NOT_FOR_AB: tuple[str, ...] = ("fitness", "optimizer", "budget", "reflection_model", "proposer")
+#: options of an evolution run that an A/B comparison has no use for (no optimizer; no no-skill control)
+NOT_FOR_AB: tuple[str, ...] = ("fitness", "optimizer", "budget", "reflection_model", "proposer", "control",
+                               "no_control")
 
 
 @click.command("ab")

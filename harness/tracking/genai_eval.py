@@ -261,6 +261,22 @@ def rows_from_traces(frame: pd.DataFrame, tasks: Sequence[Task], graders: Sequen
     return rows
 
 
+def check_holdout_arguments(caller: str, graders: Sequence[Grader], variant: str, num_threads: int) -> None:
+    """The arguments every holdout writer shares (graders with distinct names, a variant, a thread count).
+
+    Raises:
+        ValueError: duplicate grader names, no graders, an empty variant or ``num_threads < 1``; the message names
+            ``caller``.
+    """
+    names = [g.name for g in graders]
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"{caller} needs graders with distinct names, got {names}")
+    if not variant:
+        raise ValueError("variant must be a non-empty string (baseline or evolved)")
+    if num_threads < 1:
+        raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+
+
 def genai_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader], variant: str,
                   run_id: str | None = None, *, num_threads: int = 1,
                   on_done: Callable[[], None] | None = None, tracking_uri: str | None = None) -> list[HoldoutRow]:
@@ -287,13 +303,7 @@ def genai_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
     """
     import mlflow
 
-    names = [g.name for g in graders]
-    if not names or len(set(names)) != len(names):
-        raise ValueError(f"genai_holdout needs graders with distinct names, got {names}")
-    if not variant:
-        raise ValueError("variant must be a non-empty string (baseline or evolved)")
-    if num_threads < 1:
-        raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+    check_holdout_arguments("genai_holdout", graders, variant, num_threads)
     if not tasks:
         return []
     eval_id = uuid.uuid4().hex

@@ -50,6 +50,7 @@ from harness.tracking.genai_eval import (
     TAG_ERROR,
     TAG_EVAL_ID,
     TAG_INDEX,
+    check_holdout_arguments,
     holdout_data,
     rows_from_traces,
 )
@@ -275,13 +276,7 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
     import pandas as pd
     from mlflow.utils.mlflow_tags import MLFLOW_RUN_TYPE, MLFLOW_RUN_TYPE_GENAI_EVALUATE
 
-    names = [g.name for g in graders]
-    if not names or len(set(names)) != len(names):
-        raise ValueError(f"batch_holdout needs graders with distinct names, got {names}")
-    if not variant:
-        raise ValueError("variant must be a non-empty string (baseline or evolved)")
-    if num_threads < 1:
-        raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+    check_holdout_arguments("batch_holdout", graders, variant, num_threads)
     if not tasks:
         return []
     import mlflow
