@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -42,7 +43,8 @@ class TrackingError(RuntimeError):
     """The tracking store cannot be used (message names the URI and the fix)."""
 
 
-#: experiment tag the store probe writes and deletes again (on the Default experiment, id "0")
+#: prefix of the experiment tag the store probe writes and deletes again (on the Default experiment, id "0";
+#: the key ends in the process id and a random suffix)
 PROBE_TAG = "harness.store_probe"
 #: experiment the probe writes to: MLflow's Default experiment, which every store has
 PROBE_EXPERIMENT_ID = "0"
@@ -108,8 +110,11 @@ def _probe(uri: str) -> None:
 
     client = mlflow.MlflowClient(tracking_uri=uri)
     client.search_experiments(max_results=1)
-    client.set_experiment_tag(PROBE_EXPERIMENT_ID, PROBE_TAG, f"{os.getpid()}@{time.time():.0f}")
-    client.delete_experiment_tag(PROBE_EXPERIMENT_ID, PROBE_TAG)
+    # a key of this process's own: concurrent probes never insert the same row (a unique-key violation on
+    # PostgreSQL when 8 runs start at once)
+    key = f"{PROBE_TAG}.{os.getpid()}.{uuid.uuid4().hex[:12]}"
+    client.set_experiment_tag(PROBE_EXPERIMENT_ID, key, f"{os.getpid()}@{time.time():.0f}")
+    client.delete_experiment_tag(PROBE_EXPERIMENT_ID, key)
 
 
 def check_tracking_store(tracking_uri: str | None = None, *, reap: bool = True) -> str:
