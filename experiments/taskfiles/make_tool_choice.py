@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from taskfile_out import write_task_file  # the sibling module (this folder is on sys.path)
+
 OUT = Path(__file__).resolve().parents[1] / "skills" / "tool-choice" / "evals" / "tasks.jsonl"
 
 #: The catalogue of the skill (names only; SKILL.md documents the arguments).
@@ -126,12 +128,7 @@ def tasks() -> list[dict]:
 
 
 def main() -> None:
-    rows = tasks()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    with OUT.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} tasks to {OUT}")
+    write_task_file(tasks(), OUT)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ Usage: ``python experiments/taskfiles/make_unit_date_math.py`` (rewrites the fil
 from __future__ import annotations
 
 import calendar
-import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+
+from taskfile_out import write_task_file  # the sibling module (this folder is on sys.path)
 
 OUT = Path(__file__).resolve().parents[1] / "skills" / "unit-date-math" / "evals" / "tasks.jsonl"
 
@@ -219,12 +220,7 @@ def tasks() -> list[dict]:
 
 
 def main() -> None:
-    rows = tasks()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    with OUT.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} tasks to {OUT}")
+    write_task_file(tasks(), OUT)
 
 
 if __name__ == "__main__":
