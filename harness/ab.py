@@ -28,6 +28,7 @@ import pandas as pd
 
 from harness import artifacts
 from harness.analysis.assess import Assessment, assess
+from harness.analysis.plot_jobs import PlotJobs
 from harness.config import AB_SPLIT_CHOICES, ConfigError, EvolveConfig
 from harness.engine import holdout as evaluate
 from harness.engine.graders import Grader
@@ -35,7 +36,7 @@ from harness.engine.program import stock_instructions
 from harness.engine.registry import holdout_graders
 from harness.models.roles import Models, build_models
 from harness.reporting import Reporter
-from harness.run import Setup, check_models_answer, grade_variant, log_setup, prepared
+from harness.run import Setup, check_models_answer, grade_variant, holdout_plots, log_setup, prepared
 from harness.skills.candidates import Candidate, load_candidate, same_frontmatter
 from harness.skills.diff import unified_diff
 from harness.skills.files import Skill, SkillError, find_skill, load_skill
@@ -191,7 +192,8 @@ def candidate_run(graded: Setup, config: EvolveConfig, plan: AbPlan, candidate: 
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(graded.workdir / f"holdout_table.ab.{candidate.name}.csv", index=False)
-    _log_plots(holdout, graded.workdir / f"plots-ab-{candidate.name}", tracker)
+    jobs = PlotJobs()  # drawn in the background meanwhile, as an evolution run's are
+    holdout_plots(jobs, holdout, graded.workdir / f"plots-ab-{candidate.name}")
     claim = assess(rows, _PASSED, skill=plan.baseline.name, fitness=NO_OPTIMISATION, run_id=tracker.run_id,
                    alpha=config.alpha, seed=config.seed)
     metrics = evaluate.summarize(rows)
@@ -200,15 +202,9 @@ def candidate_run(graded: Setup, config: EvolveConfig, plan: AbPlan, candidate: 
     tracker.log_metrics(metrics)
     tracker.set_tags(claim.verdict.to_tags())
     tracker.log_text(_note(plan, candidate, split, tasks) + claim.report, artifacts.CLAIM_REPORT)
+    for path in jobs.results():
+        tracker.log_file(path, artifacts.PLOTS_DIR)
     return AbResult(candidate, tracker.run_id, metrics, rows, claim, tasks, wall)
-
-
-def _log_plots(holdout: pd.DataFrame, folder: Path, tracker: Tracker) -> None:
-    from harness.analysis.plots import holdout_per_task_png
-
-    for grader in sorted(set(holdout.grader)):
-        tracker.log_file(holdout_per_task_png(holdout, folder / f"holdout_{grader}.png", grader=grader),
-                         artifacts.PLOTS_DIR)
 
 
 def ab(config: EvolveConfig, plan: AbPlan, split: str, tracker: Tracker, reporter: Reporter) -> AbResult:

@@ -303,7 +303,7 @@ def _curve_plot(jobs: PlotJobs, result: OptimizationResult, folder: Path, optimi
                     title=f"{optimizer} optimisation")
 
 
-def _holdout_plots(jobs: PlotJobs, holdout: pd.DataFrame, folder: Path) -> None:
+def holdout_plots(jobs: PlotJobs, holdout: pd.DataFrame, folder: Path) -> None:
     """Start drawing the per-task holdout chart of every grader in the background."""
     for grader in sorted(set(holdout.grader)):
         jobs.submit(_render, "holdout_per_task_png", holdout, folder / f"holdout_{grader}.png", grader=grader)
@@ -373,7 +373,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     spent_so_far = usage_since(models.usage.metrics(), usage_before)
     tracker.log_metrics(spent_so_far)
     check_lm_faults(spent_so_far, rows)  # FAILED with the reason rather than a verdict resting on faults
-    _holdout_plots(jobs, holdout, plots_dir)
+    holdout_plots(jobs, holdout, plots_dir)
     _log_labels(setup, rows, setup.workdir / f"labels-{fitness}", tracker)
     unchanged = gate.passed and evolved_text == setup.skill.text
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
