@@ -688,13 +688,46 @@ def _cli_run(args: list[str], root: Path) -> tuple[float, list[Any]]:
         [e.experiment_id for e in mlflow.MlflowClient(tracking_uri=uri).search_experiments()])
 
 
-def bench_lmshare() -> Row:
+def _evolution_runs(runs: list[Any]) -> list[Any]:
+    """The evolution runs among ``runs`` (those with a ``wall_time_s`` metric): a run's holdout evaluation runs
+    (experiment ``<experiment>/holdout``) and a side-by-side parent have none."""
+    return [r for r in runs if "wall_time_s" in r.data.metrics]
+
+
+def _statistics_row(root: Path, run_id: str, grader: str) -> dict[str, Any]:
+    """``grader``'s row of the run's long-tail statistics table (``harness.artifacts.STATS_TABLE``), where the
+    per-variant unscored counts live since issue 16; empty when the run has none."""
+    import mlflow
+
+    from harness import artifacts
+
+    mlflow.set_tracking_uri(f"sqlite:///{root / 'mlflow.db'}")
+    table = mlflow.load_table(artifacts.STATS_TABLE, run_ids=[run_id])
+    rows = table[table["grader"] == grader].to_dict("records")
+    return rows[0] if rows else {}
+
+
+def _store_folder(prefix: str, keep: Path | None) -> contextlib.AbstractContextManager[str]:
+    """A fresh folder for one embedded section's store and cache: a temporary one, or ``keep/<prefix>`` (kept
+    after the bench, so its runs can be read in the MLflow UI or by ``harness report``) when ``keep`` is given.
+
+    Raises:
+        FileExistsError: ``keep/<prefix>`` exists already (a kept store is never mixed with an older one).
+    """
+    if keep is None:
+        return tempfile.TemporaryDirectory(prefix=f"bench-{prefix}-")
+    folder = keep / prefix
+    folder.mkdir(parents=True)
+    return contextlib.nullcontext(str(folder))
+
+
+def bench_lmshare(keep: Path | None = None) -> Row:
     """The README's main job (``harness evolve --skill arxiv --fitness verifier``: embedded model, budget 60,
     every task) in a fresh process with an empty cache: the LM's share of the time (``lm_time_s.total`` over
     the run's ``wall_time_s``, and over the process's wall time) and the calls made."""
-    with tempfile.TemporaryDirectory(prefix="bench-lmshare-") as tmp:
+    with _store_folder("lmshare", keep) as tmp:
         seconds, runs = _cli_run(["evolve", "--skill", "arxiv", "--fitness", "verifier"], Path(tmp))
-    metrics = runs[0].data.metrics
+    metrics = _evolution_runs(runs)[0].data.metrics
     lm, wall = metrics["lm_time_s.total"], metrics["wall_time_s"]
     harness_share = (wall - lm) / lm
     return Row("README main job, embedded model, empty cache: harness time over LM time", f"{harness_share:.0%}",
@@ -704,23 +737,24 @@ def bench_lmshare() -> Row:
                f"({int(metrics['lm_calls.uncached'])} uncached)")
 
 
-def bench_compare() -> Row:
+def bench_compare(keep: Path | None = None) -> Row:
     """The README's side-by-side on the embedded defaults (``harness compare --skill arxiv``: keyword, judge and
     verifier arms, gepa, one seed) in a fresh process with an empty cache: wall time, each arm's time and
     how many of the judge's grades were unscored."""
-    with tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp:
+    with _store_folder("compare", keep) as tmp:
         seconds, runs = _cli_run(["compare", "--skill", "arxiv"], Path(tmp))
-    children = [r for r in runs if "mlflow.parentRunId" in r.data.tags]
+        children = [r for r in _evolution_runs(runs) if "mlflow.parentRunId" in r.data.tags]
+        judge = next((r for r in children if r.data.tags.get("fitness") == "judge"), None)
+        judge_stats = _statistics_row(Path(tmp), judge.info.run_id, "judge") if judge is not None else {}
     arms = ", ".join(f"{r.data.tags.get('fitness')} {r.data.metrics.get('wall_time_s', float('nan')):.0f} s "
                      f"({int(r.data.metrics.get('gepa.proposals', 0))} proposals, "
                      f"{int(r.data.metrics.get('gepa.accepted', 0))} accepted)" for r in children)
-    judge = next((r for r in children if r.data.tags.get("fitness") == "judge"), None)
     unscored = ""
     if judge is not None:
         m = judge.data.metrics
         unscored = (f"; judge unscored: fitness {int(m.get('fitness.unscored', 0))}/{int(m.get('fitness.grades', 0))}"
-                    f", holdout {int(m.get('holdout.judge.baseline.unscored', 0))} baseline + "
-                    f"{int(m.get('holdout.judge.evolved.unscored', 0))} evolved")
+                    f", holdout {int(judge_stats.get('baseline.unscored', 0))} baseline + "
+                    f"{int(judge_stats.get('evolved.unscored', 0))} evolved")
     return Row("side-by-side on the embedded defaults (3 arms, 2 cores)", f"{seconds:.0f} s",
                f"< {TARGET_COMPARE_S:.0f} s", seconds < TARGET_COMPARE_S, f"arms: {arms}{unscored}")
 
@@ -750,6 +784,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=100, help="GEPA budget of the full runs")
     parser.add_argument("--cache-models", default="test/sleepy-500",
                         help="test LMs of the cached-rerun benchmark (comma list, one row each)")
+    parser.add_argument("--keep-stores", type=Path, default=None,
+                        help="keep the stores of the embedded sections (lmshare, compare) in this folder")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SECTIONS))
@@ -768,8 +804,8 @@ def main(argv: list[str] | None = None) -> int:
         "threads": bench_threads,
         "cache": lambda: [bench_cache(model, budget=args.budget) for model in args.cache_models.split(",")],
         "plots": lambda: bench_plots(budget=args.budget),
-        "lmshare": bench_lmshare,
-        "compare": bench_compare,
+        "lmshare": lambda: bench_lmshare(args.keep_stores),
+        "compare": lambda: bench_compare(args.keep_stores),
         "export": lambda: bench_export_runs(args.export_runs),
         "pybugfix": bench_pybugfix,
     }
