@@ -33,6 +33,14 @@ LESSONS_HEADING = "## Lessons from graded answers"
 #: delimiters of the graded task and output inside a judge prompt (the judge writes them, the test judge reads them)
 JUDGE_TASK_TAGS: tuple[str, str] = ("<task>", "</task>")
 JUDGE_OUTPUT_TAGS: tuple[str, str] = ("<output>", "</output>")
+#: llama.cpp GBNF grammar of the judge's terse reply, ``<correctness> <procedure> <conciseness> <feedback words>``
+#: (the format harness.engine.judge asks for and parses): the embedded judge decodes under it, so every reply parses
+#: (unconstrained, the 135M model's replies parsed in 0 of 112 fitness grades of a side-by-side run; issue 18)
+JUDGE_REPLY_GRAMMAR = r"""
+root  ::= score " " score " " score " " words
+score ::= "0" | "1" | "0." [0-9]
+words ::= [a-zA-Z] [a-zA-Z0-9 ,;:'()-]*
+"""
 
 #: environment defaults for an offline-safe process (a user's own setting wins):
 #: LiteLLM fetches its model cost map from the network at import time unless told to use the copy it ships,

@@ -31,7 +31,7 @@ from harness.models.preflight import check_models, missing_key
 from harness.models.usage import UsageCounter
 from harness.run import evolve
 from harness.tracking.tracker import NullTracker
-from verifiers import get_verifier
+from verifiers import Unscored, get_verifier
 
 REPO = Path(__file__).resolve().parents[1]
 STUB_MODEL = "openai/stub-model"
@@ -419,3 +419,45 @@ def test_the_embedded_judge_runs_in_its_own_llama_cpp_context() -> None:
     # engines are built lazily (no model load here): one per (seed, context)
     assert embedded_engine(0, JUDGE_CONTEXT) is embedded_engine(0, JUDGE_CONTEXT)
     assert embedded_engine(0, JUDGE_CONTEXT) is not embedded_engine(0)
+
+
+def test_the_embedded_judge_decodes_under_the_reply_grammar() -> None:
+    from harness.config import JUDGE_REPLY_GRAMMAR
+    from harness.models.embedded import embedded_engine
+    from harness.models.roles import model_specs
+
+    specs = model_specs(EvolveConfig(), judge=True)
+    assert specs["judge"].grammar == JUDGE_REPLY_GRAMMAR and specs["task"].grammar == ""
+    assert embedded_engine(0, "judge", JUDGE_REPLY_GRAMMAR) is not embedded_engine(0, "judge")
+    assert embedded_engine(0, "judge", JUDGE_REPLY_GRAMMAR).grammar == JUDGE_REPLY_GRAMMAR
+
+
+@pytest.mark.parametrize("reply", ["0 1 1 wrong year; the rubric expects 2017", "1 0.5 0 padded",
+                                   "0.7 1 0.2 right title, but (too) long-winded"])
+def test_replies_the_judge_grammar_allows_parse(reply: str) -> None:
+    from llama_cpp import LlamaGrammar
+
+    from harness.config import JUDGE_REPLY_GRAMMAR
+    from harness.engine.judge import parse_judgement
+
+    LlamaGrammar.from_string(JUDGE_REPLY_GRAMMAR, verbose=False)  # raises when llama.cpp cannot parse it
+    grade, error = parse_judgement(reply)
+    assert grade is not None, error
+
+
+@pytest.mark.e2e
+def test_every_embedded_judge_reply_parses() -> None:
+    from harness.engine.judge import JudgeGrader
+    from harness.models.roles import build_models
+
+    models = build_models(EvolveConfig(), judge=True)  # the embedded defaults: task and judge
+    skill = (Path(__file__).resolve().parents[1] / "experiments/skills/arxiv/SKILL.md").read_text()
+    judge = JudgeGrader(models.judge, skill)
+    verifier = get_verifier("arxiv")
+    outputs = ["", "I cannot browse the internet.", "The paper was submitted in 2017.",
+               "1706.03762, or perhaps 1512.03385."]
+    for task, output in zip(verifier.tasks()[:4], outputs, strict=True):
+        grade = judge.grade(task, output)
+        assert not isinstance(grade, Unscored), grade
+        assert 0.0 <= grade.composite <= 1.0
+    assert judge.unscored == 0

@@ -20,8 +20,11 @@ The call goes through DSPy: a ``dspy.Predict`` whose signature instructions are 
 (system message = instructions, user message = :func:`judge_request`, the whole reply is parsed here).
 The asked-for reply is one terse line, ``<correctness> <procedure> <conciseness> <feedback words>``: a short
 prompt and a reply of about a dozen tokens keep the embedded 135M-parameter judge fast (its replies to the
-earlier four-line format averaged 69 tokens and mostly did not parse; issue 18).  Four ``key: value`` lines and
-a JSON object with the same keys are accepted too (other judge models, and replies that name the keys).
+earlier four-line format averaged 69 tokens and mostly did not parse; issue 18).  The embedded judge decodes
+under a llama.cpp grammar of that line (:data:`harness.config.JUDGE_REPLY_GRAMMAR`), so its replies always parse;
+whether its numbers mean anything is for the agreement with the verifier to say (harness.analysis.agreement).
+Four ``key: value`` lines and a JSON object with the same keys are accepted too (other judge models, and replies
+that name the keys).
 """
 
 from __future__ import annotations
@@ -69,8 +72,9 @@ procedure: 1 if the output follows the skill's instructions, 0 if it ignores the
 conciseness: 1 if the output is short and to the point, 0 if it is long or padded.
 feedback: a few words on what is right or wrong.
 
-Example reply:
-0 1 1 wrong year; the rubric expects 2017"""
+Example replies:
+0 1 1 wrong year; the rubric expects 2017
+1 1 0 right title, but padded with a long preamble"""
 
 _NUMBER_RE = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)")
 _VALUE_RE = re.compile(rf"({_NUMBER_RE.pattern})(?:\s*/\s*({_NUMBER_RE.pattern}))?\s*[.,;]?")

@@ -52,11 +52,15 @@ class LlamaCppEngine:
         n_ctx: context window in tokens; prompts longer than ``n_ctx - max_tokens`` are cut from the
             start of the user turn's head, never silently: llama.cpp raises and DSPy records the failure.
         n_threads: CPU threads for llama.cpp (None = llama.cpp's default).
+        grammar: a llama.cpp GBNF grammar every reply is decoded under (``""`` = none); compiled once, with the
+            model.  Raises ``ValueError`` from llama-cpp-python on the first call when it does not parse.
     """
 
     def __init__(self, model_path: Path, *, seed: int = 0, n_ctx: int = EMBEDDED_CONTEXT,
-                 n_threads: int | None = None) -> None:
+                 n_threads: int | None = None, grammar: str = "") -> None:
         self.model_path = Path(model_path)
+        self.grammar = grammar
+        self._grammar: Any = None
         self.seed = seed
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -69,6 +73,10 @@ class LlamaCppEngine:
 
             self._llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, seed=self.seed,
                                 n_threads=self.n_threads, verbose=False)
+            if self.grammar:
+                from llama_cpp import LlamaGrammar
+
+                self._grammar = LlamaGrammar.from_string(self.grammar, verbose=False)
         return self._llama
 
     def complete(self, request: Any) -> Any:
@@ -91,6 +99,7 @@ class LlamaCppEngine:
                 max_tokens=config.max_tokens or 256,
                 seed=self.seed if config.seed is None else config.seed,
                 stop=list(config.stop) or None,
+                grammar=self._grammar,
             )
         choice = out["choices"][0]
         usage = out.get("usage") or {}
@@ -116,7 +125,7 @@ class LlamaCppEngine:
                 self._llama = None
 
 
-_ENGINES: dict[tuple[str, int, str], LlamaCppEngine] = {}
+_ENGINES: dict[tuple[str, int, str, str], LlamaCppEngine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
@@ -130,15 +139,16 @@ def close_embedded_engines() -> None:
         engine.close()
 
 
-def embedded_engine(seed: int = 0, context: str = "") -> LlamaCppEngine:
-    """The process-wide embedded engine for ``seed`` and ``context`` (a name: each gets its own llama.cpp
-    context, so callers that alternate, e.g. the task LM and the judge, keep their cached prompt prefixes;
-    the 100 MB weights are memory-mapped, so the page cache holds them once)."""
+def embedded_engine(seed: int = 0, context: str = "", grammar: str = "") -> LlamaCppEngine:
+    """The process-wide embedded engine for ``seed``, ``context`` and ``grammar`` (``context`` is a name: each
+    gets its own llama.cpp context, so callers that alternate, e.g. the task LM and the judge, keep their cached
+    prompt prefixes; the 100 MB weights are memory-mapped, so the page cache holds them once; ``grammar``: see
+    :class:`LlamaCppEngine`)."""
     path = embedded_model_path()
     with _ENGINES_LOCK:
-        key = (str(path), seed, context)
+        key = (str(path), seed, context, grammar)
         if key not in _ENGINES:
             if not _ENGINES:
                 atexit.register(close_embedded_engines)
-            _ENGINES[key] = LlamaCppEngine(path, seed=seed)
+            _ENGINES[key] = LlamaCppEngine(path, seed=seed, grammar=grammar)
         return _ENGINES[key]

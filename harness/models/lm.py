@@ -81,6 +81,9 @@ class ModelSpec:
             different contexts get separate ones, so two roles (task and judge) do not evict each other's
             cached prompt prefix (8 alternating task+judge pairs took 48.5-53.6 s in one shared context,
             23.8-24.8 s in one per role; /work/shared/PERF-NOTES.md, issue 18).
+        grammar: embedded model only: a llama.cpp GBNF grammar its replies are decoded under (the judge's
+            reply format, :data:`harness.config.JUDGE_REPLY_GRAMMAR`); ``""`` = unconstrained.  Provider models
+            ignore it: DSPy's request carries no grammar, and their replies are parsed as they come.
     """
 
     model: str
@@ -92,6 +95,7 @@ class ModelSpec:
     num_retries: int = 3
     timeout_s: float = 60.0
     context: str = ""
+    grammar: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,7 +181,7 @@ def build_lm(spec: ModelSpec) -> dspy.LM:
     if is_embedded(model):
         if spec.api_base:
             raise ModelError("api_base cannot be combined with the embedded model; it runs in-process")
-        return GuardedLM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed, spec.context),
+        return GuardedLM(EMBEDDED_MODEL, engine=embedded_engine(spec.seed, spec.context, spec.grammar),
                          temperature=spec.temperature, max_tokens=spec.max_tokens, cache=spec.cache, num_retries=0)
     if spec.num_retries < 0:
         raise ModelError(f"num_retries={spec.num_retries} for model {model}: pass 0 or more")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import dspy
 
-from harness.config import DEFAULT_MAX_TOKENS, EvolveConfig
+from harness.config import DEFAULT_MAX_TOKENS, JUDGE_REPLY_GRAMMAR, EvolveConfig
 from harness.models.lm import ModelSpec, build_lm
 from harness.models.usage import UsageCounter
 
@@ -42,7 +42,7 @@ def model_specs(config: EvolveConfig, *, judge: bool) -> dict[str, ModelSpec | N
         "reflection": (ModelSpec(config.reflection_model, base, temperature=1.0, max_tokens=REFLECTION_MAX_TOKENS,
                                  seed=config.seed) if reflection else None),
         "judge": (ModelSpec(config.judge_model, base, max_tokens=JUDGE_MAX_TOKENS, seed=config.seed,
-                            context=JUDGE_CONTEXT) if judge else None),
+                            context=JUDGE_CONTEXT, grammar=JUDGE_REPLY_GRAMMAR) if judge else None),
     }
 
 
