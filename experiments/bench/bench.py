@@ -695,16 +695,20 @@ def _evolution_runs(runs: list[Any]) -> list[Any]:
 
 
 def _statistics_row(root: Path, run_id: str, grader: str) -> dict[str, Any]:
-    """``grader``'s row of the run's long-tail statistics table (``harness.artifacts.STATS_TABLE``), where the
-    per-variant unscored counts live since issue 16; empty when the run has none."""
+    """``grader``'s row of the run's long-tail statistics table (``harness.artifacts.STATS_TABLE``, MLflow's table
+    JSON: ``columns`` and ``data``), where the per-variant unscored counts live since issue 16; empty when the
+    run has none."""
+    import json
+
     import mlflow
 
     from harness import artifacts
 
-    mlflow.set_tracking_uri(f"sqlite:///{root / 'mlflow.db'}")
-    table = mlflow.load_table(artifacts.STATS_TABLE, run_ids=[run_id])
-    rows = table[table["grader"] == grader].to_dict("records")
-    return rows[0] if rows else {}
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{root / 'mlflow.db'}")
+    with tempfile.TemporaryDirectory(prefix="bench-stats-") as dst:
+        table = json.loads(Path(client.download_artifacts(run_id, artifacts.STATS_TABLE, dst)).read_text())
+    rows = [dict(zip(table["columns"], row, strict=True)) for row in table["data"]]
+    return next((row for row in rows if row.get("grader") == grader), {})
 
 
 def _store_folder(prefix: str, keep: Path | None) -> contextlib.AbstractContextManager[str]:
