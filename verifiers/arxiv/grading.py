@@ -40,6 +40,7 @@ from verifiers.arxiv.matching import (
     is_extended,
     item_offers,
     listed_items,
+    may_be_listed,
     name_tokens,
     title_like,
     title_spans,
@@ -200,7 +201,7 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     for start, end in spans:
         if alternative_after(text, end, offered) or alternative_before(text, start, offered):
             return True
-    items = listed_items(text)
+    items = listed_items(text) if may_be_listed(text, spans) else []
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
         if mine and any(item_offers(text, i, offered) for i in items if i not in mine):

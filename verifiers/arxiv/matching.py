@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import islice
 
 from verifiers.arxiv.normalise import (
     DISCOURSE_WORDS,
@@ -74,9 +75,10 @@ REFUSAL_RE = re.compile(
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
     re.IGNORECASE,
 )
-#: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text).
-_REFUSAL_KEYS: tuple[str, ...] = ("n't", "n’t", "not", "nt ", "unable", "idea", "sorry", "afraid", "as a",
-                                  "my ", "have no")
+#: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text); the ones common in prose
+#: first, so that the test on a long response stops early.
+_REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "unable", "idea", "sorry", "afraid",
+                                  "have no")
 #: After a refusal phrase, the response may still commit: the part from one of these words on is kept.
 CONTRAST_RE = re.compile(
     r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
@@ -208,11 +210,19 @@ _UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-ЯΑ-Ω"
 CAP_WORD = rf"(?:[{_UPPER}][^\W_]*+(?:['’-][^\W_]++)*+|[0-9]++[^\W\d_][^\W_]*+(?:-[^\W_]++)*+)"
 #: Lower-case words a title keeps between capitalised ones ("Attention Is All You Need", "Worth 16x16 Words").
 MINOR_WORD = r"(?:a|an|the|of|in|on|at|to|for|with|via|into|over|under|is|are|as|vs\.?|its|towards?)"
+#: ``CAP_WORD`` not preceded by a word character, apostrophe or hyphen: ``(?<![\w'’-]){CAP_WORD}``, written to
+#: start with a character class so that ``re`` skips to the next capital or digit in C (a leading lookbehind
+#: makes it try every position: three times slower on a few KB of prose).  The lookbehind then checks the
+#: character before the consumed first one, and the rest of the word follows by the kind of that first one.
+_CAP_WORD_AT_START = (
+    rf"[{_UPPER}0-9](?<![\w'’-][\s\S])"
+    rf"(?:(?<=[0-9])[0-9]*+[^\W\d_][^\W_]*+(?:-[^\W_]++)*+|(?<=[{_UPPER}])[^\W_]*+(?:['’-][^\W_]++)*+)"
+)
 #: A title-case run: two or more capitalised words, joined by spaces (minor words allowed between), colons or
 #: dashes; "by", "from", "and", "or" and commas end a run (they attribute, list or alternate).  Possessive
 #: quantifiers and the lookbehind keep the scan linear (no backtracking into, or restarting inside, a word).
-TITLE_RUN_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
-CAP_WORD_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}")
+TITLE_RUN_RE = re.compile(rf"{_CAP_WORD_AT_START}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
+CAP_WORD_RE = re.compile(_CAP_WORD_AT_START)
 #: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
 #: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
 #: content word ("... in speech separation").
@@ -252,8 +262,8 @@ def _extended_before(text: str, start: int) -> bool:
 #: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.
 QUOTED_RE = re.compile(
     r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”|‘([^’\n]{2,300})’|«([^»\n]{2,300})»|`([^`\n]{2,300})`"
-    r"|\*\*?([^*\n]{2,300}?)\*\*?|(?<![\w])_([^_\n]{2,300})_(?![\w])|(?<![\w])'([^'\n]{2,300})'(?![\w])"
-)
+    r"|\*\*?([^*\n]{2,300}?)\*\*?|_(?<!\w_)([^_\n]{2,300})_(?![\w])|'(?<!\w')([^'\n]{2,300})'(?![\w])"
+)  # every branch starts with a literal (the lookbehinds follow it), so ``re`` skips to the next quote in C
 _QUOTE_CHARS = "\"“‘«`*_'"
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
 _LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
@@ -384,6 +394,25 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool]) ->
 
 
 _LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)])[ \t]+")
+#: The characters a list marker can start with (after spaces and tabs): a line starting otherwise has none, and
+#: needs no regular expression (most lines of prose start with a capital).
+_MARKER_FIRST = frozenset("-*•+(0123456789abcdefgh")
+#: A list of short lines (no markers) has at most this many words per line.
+_SHORT_LINE_WORDS = 15
+
+
+def _short_line(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` has at most ``_SHORT_LINE_WORDS`` words (reads no further than one more)."""
+    return sum(1 for _ in islice(_WORD_RE.finditer(text, start, end), _SHORT_LINE_WORDS + 1)) <= _SHORT_LINE_WORDS
+
+
+def _marker_end(text: str, start: int, end: int) -> int:
+    """Where the list marker of the line ``text[start:end]`` ends, or -1 when the line is no list item (no
+    marker, or nothing after it)."""
+    if text[start:end].lstrip(" \t")[:1] not in _MARKER_FIRST:
+        return -1
+    marker = _LIST_MARKER_RE.match(text, start, end)
+    return marker.end() if marker is not None and marker.end() < end else -1
 
 
 def listed_items(text: str) -> list[tuple[int, int]]:
@@ -391,23 +420,51 @@ def listed_items(text: str) -> list[tuple[int, int]]:
     only two or more short lines, each line)."""
     if "\n" not in text:
         return []
-    lines, pos = [], 0
-    while pos <= len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
-        if text[pos:end].strip():
+    lines, items, pos = [], [], 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        if line.strip():
             lines.append((pos, end))
+            at = _marker_end(text, pos, end)
+            if at >= 0:
+                items.append((at, end))
         pos = end + 1
-    items = []
-    for start, end in lines:
-        marker = _LIST_MARKER_RE.match(text, start, end)
-        if marker is not None and marker.end() < end:
-            items.append((marker.end(), end))
     if items:
         return items
-    if len(lines) >= 2 and all(len(_WORD_RE.findall(text[s:e])) <= 15 for s, e in lines):
+    if len(lines) >= 2 and all(_short_line(text, s, e) for s, e in lines):
         return lines
     return []
+
+
+def may_be_listed(text: str, spans: Iterable[tuple[int, int]]) -> bool:
+    """A cheap necessary condition for one of ``spans`` lying inside an item of :func:`listed_items`: the span
+    is on one line, and that line is a list item or every line of ``text`` is short.  On prose (answers in
+    paragraphs) it reads a line or two instead of the whole response."""
+    if "\n" not in text:
+        return False
+    for start, end in spans:
+        if text.find("\n", start, end) >= 0:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        at = _marker_end(text, line_start, line_end)
+        if 0 <= at <= start:
+            return True
+        if _short_line(text, line_start, line_end) and _all_lines_short(text):
+            return True
+    return False
+
+
+def _all_lines_short(text: str) -> bool:
+    """Whether every non-blank line of ``text`` is short (see ``_SHORT_LINE_WORDS``); stops at the first long one."""
+    pos = 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        if line.strip() and not _short_line(text, pos, end):
+            return False
+        pos = end + 1
+    return True
 
 
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
@@ -465,14 +522,23 @@ class Response:
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "_may_refuse")
 
-    def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False) -> None:
+    def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
+                 lower: str | None = None) -> None:
         self.text = text
-        self.lower = text.lower()
+        self.lower = text.lower() if lower is None else lower  # prepare() has it already
         self.raw = raw
         self.echoed = echoed
         self.truncated = truncated
+        self._may_refuse: bool | None = None
+
+    def may_refuse(self) -> bool:
+        """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
+        without one no clause of it is a refusal, for any candidate."""
+        if self._may_refuse is None:
+            self._may_refuse = any(k in self.lower for k in _REFUSAL_KEYS)
+        return self._may_refuse
 
     def counts(self, start: int, end: int, numeric: bool = False) -> bool:
         """Whether the candidate at ``text[start:end]`` is offered as an answer: not negated, not corrected, not
@@ -499,14 +565,10 @@ class Response:
     def in_refusal(self, start: int, end: int) -> bool:
         """Whether ``text[start:end]`` lies in a refusal clause: the clause of a refusal phrase, from the last
         contrast word before the phrase (or the clause start) to the first one after it (or the clause end)."""
+        if not self.may_refuse():
+            return False
         text = self.text
         lo = max(0, start - CLAUSE_WINDOW)
-        window = self.lower[lo:end + CLAUSE_WINDOW]
-        for k in _REFUSAL_KEYS:
-            if k in window:
-                break
-        else:
-            return False
         clause_start = _clause_start(text, lo, start)
         clause_end = _clause_end(text, end, min(len(text), end + CLAUSE_WINDOW))
         clause = self.lower[clause_start:clause_end]
@@ -527,7 +589,7 @@ class Response:
 
     def refused(self) -> bool:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
-        return any(k in self.lower for k in _REFUSAL_KEYS) and REFUSAL_RE.search(self.text) is not None
+        return self.may_refuse() and REFUSAL_RE.search(self.text) is not None
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
@@ -564,7 +626,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
         spans += echo.spans(text, lower)
     if spans:
         text = _blank(text, spans)
-    return Response(text, raw, bool(spans), truncated)
+        lower = text.lower()
+    return Response(text, raw, bool(spans), truncated, lower)
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
