@@ -78,6 +78,14 @@ _ROLE_BEFORE = re.compile(
 )
 
 
+def _role_before(text: str, start: int) -> bool:
+    """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X").
+    Every match holds "author" (no other character case-folds to its letters), so a window without it is not
+    searched (the search tries every position of the window)."""
+    lo = max(0, start - 40)
+    return "author" in text[lo:start].lower() and _ROLE_BEFORE.search(text, lo, start) is not None
+
+
 def conciseness(n_chars: int) -> float:
     """Length credit in [0, 1]: 1.0 up to ``CONCISE_CHARS`` characters, linear to 0.0 at ``MAX_CHARS``."""
     if n_chars <= CONCISE_CHARS:
@@ -274,8 +282,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         start = _name_start(text, start)
-        if (not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60)
-                or _ROLE_BEFORE.search(text, max(0, start - 40), start)):
+        if not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60) or _role_before(text, start):
             retracted_any = True
         else:
             committed.append((start, end))

@@ -537,7 +537,7 @@ class Response:
         """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
         without one no clause of it is a refusal, for any candidate."""
         if self._may_refuse is None:
-            self._may_refuse = any(k in self.lower for k in _REFUSAL_KEYS)
+            self._may_refuse = any(map(self.lower.__contains__, _REFUSAL_KEYS))  # no generator: this is per grade
         return self._may_refuse
 
     def counts(self, start: int, end: int, numeric: bool = False) -> bool:
@@ -546,20 +546,15 @@ class Response:
         only at a window around the candidate (key substrings first, then the pattern)."""
         text, lower = self.text, self.lower
         lo = max(0, start - WINDOW)
-        before = lower[lo:start]
-        for k in _NEGATION_KEYS:
-            if k in before:
-                if NEGATION_BEFORE_RE.search(text, lo, start):
-                    return False
-                break
+        # any(map(...)): the key loops run in C; each is a cheap necessary condition of the pattern after it
+        if any(map(lower[lo:start].__contains__, _NEGATION_KEYS)) and NEGATION_BEFORE_RE.search(text, lo, start):
+            return False
         if CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None or self.in_refusal(start, end):
             return False
         if numeric:
             lo = max(0, start - METADATA_WINDOW)
-            before = lower[lo:start]
-            for k in _METADATA_KEYS:
-                if k in before:
-                    return METADATA_BEFORE_RE.search(text, lo, start) is None
+            if any(map(lower[lo:start].__contains__, _METADATA_KEYS)):
+                return METADATA_BEFORE_RE.search(text, lo, start) is None
         return True
 
     def in_refusal(self, start: int, end: int) -> bool:
@@ -571,11 +566,7 @@ class Response:
         lo = max(0, start - CLAUSE_WINDOW)
         clause_start = _clause_start(text, lo, start)
         clause_end = _clause_end(text, end, min(len(text), end + CLAUSE_WINDOW))
-        clause = self.lower[clause_start:clause_end]
-        for k in _REFUSAL_KEYS:
-            if k in clause:
-                break
-        else:
+        if not any(map(self.lower[clause_start:clause_end].__contains__, _REFUSAL_KEYS)):
             return False
         for phrase in REFUSAL_RE.finditer(text, clause_start, clause_end):
             blank_start = clause_start
@@ -623,7 +614,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
-        spans += echo.spans(text, lower)
+        if echo.key in lower:  # the usual case is no echo: skip the call
+            spans += echo.spans(text, lower)
     if spans:
         text = _blank(text, spans)
         lower = text.lower()
