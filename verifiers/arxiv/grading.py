@@ -138,7 +138,9 @@ def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
 
 def find_ids(text: str) -> list[tuple[str, int, int]]:
     """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span)."""
-    out = []
+    out: list[tuple[str, int, int]] = []
+    if "." not in text:  # every ID has a dot
+        return out
     for hit in _ID_HIT_RE.finditer(text):
         if hit.start() >= 4:
             x = ID_RE.match(text, hit.start() - 4)
@@ -150,6 +152,8 @@ def find_ids(text: str) -> list[tuple[str, int, int]]:
 def find_years(text: str) -> list[tuple[str, int, int]]:
     """``(year, start, end)`` of every year :data:`YEAR_RE` finds in ``text``, in order.  Each run of digits and
     dots (a number, an ID, a date) is read once, from its start, however many "19"/"20" it holds."""
+    if "19" not in text and "20" not in text:
+        return []
     hits = sorted(h.start() for pattern in _YEAR_HIT_RES for h in pattern.finditer(text))
     out, covered, n = [], 0, len(text)
     for hit in hits:
@@ -183,8 +187,7 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     """Years are whole-word ``19xx`` / ``20xx`` or the year of a dotted or slashed date, after skipping
     ID-shaped numbers (``2005.14165`` is not the year 2005).  One distinct year: 1 if right else 0; several
     including the right one: 0.5; none: not well formed."""
-    p = m.paper
-    want = str(p.year)
+    p, want = m.paper, m.year
     hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
     found = _values(r, find_years(r.text))
     if not found:
@@ -277,7 +280,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
     of a few lower-case words)."""
-    name, last, text = m.paper.first_author, m.paper.last_name, r.text
+    name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
@@ -289,7 +292,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, exclude | {m.author.key}, 1))  # noqa: E731
+        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1))  # noqa: E731
         if _listed_rival(r, committed, offers_name):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")

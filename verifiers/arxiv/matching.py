@@ -483,7 +483,10 @@ def name_like(word: str, exclude: frozenset[str]) -> bool:
     lowered = word.lower()
     if lowered.endswith(("'s", "’s")):
         lowered = lowered[:-2]
-    return sum(c.isalpha() for c in lowered) >= 2 and lowered not in NON_NAME_WORDS and lowered not in exclude
+    if lowered in NON_NAME_WORDS or lowered in exclude:
+        return False
+    # two letters or more; the count is needed only for words that are not all letters ("2D", "O'Neil")
+    return len(lowered) >= 2 if lowered.isalpha() else sum(c.isalpha() for c in lowered) >= 2
 
 
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
@@ -738,6 +741,10 @@ class PaperMatcher:
         author: the citation forms of the first author accepted as naming them (see ``author_pattern``).
         ambiguous: the surname is also a common English word.
         question_words: lower-cased words of each kind's question (never names).
+        year: the submission year, as text.
+        last_name: the first author's surname.
+        name_exclude: the words never read as another name next to the author's: the author question's
+            words and the surname itself.
     """
 
     paper: Paper
@@ -747,6 +754,9 @@ class PaperMatcher:
     author: Phrase
     ambiguous: bool
     question_words: dict[str, frozenset[str]]
+    year: str
+    last_name: str
+    name_exclude: frozenset[str]
 
     @classmethod
     def build(cls, paper: Paper, others: Iterable[Paper], questions: dict[str, str]) -> PaperMatcher:
@@ -760,7 +770,8 @@ class PaperMatcher:
         author = Phrase.of(paper.last_name, author_pattern(paper, ambiguous), anchored=not ambiguous)
         return cls(paper, Phrase.title(paper.title), title_words,
                    gate_groups([Phrase.title(o.title) for o in others if o.title != paper.title]),
-                   author, ambiguous, qwords)
+                   author, ambiguous, qwords, str(paper.year), paper.last_name,
+                   qwords.get("author", frozenset()) | {author.key})
 
 
 def gate_groups(matchers: list[Phrase]) -> tuple[tuple[str, tuple[Phrase, ...]], ...]:
