@@ -32,6 +32,7 @@ from collections.abc import Callable
 from verifiers.arxiv.matching import (
     ID_RE,
     MAX_GRADED_CHARS,
+    MAX_SPANS,
     YEAR_RE,
     PaperMatcher,
     Response,
@@ -243,11 +244,12 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extended or others:
         said = listing(others) if others else "a longer title that contains it (another paper)"
         return 0.0, 1.0, f"expected title '{title}', response gave a different paper's title: {said}"
-    spans = title_spans(r)
+    lower = r.lower
+    # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
+    spans = title_spans(r, MAX_SPANS if any(key in lower for key, _ in m.title_words) else 1)
     if not spans:
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
-    lower = r.lower
     hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
                for s, e in spans)
     share = hits / total if total else 0.0

@@ -188,10 +188,13 @@ def joiner_before(text: str, start: int) -> int:
     """Where an alternation word right before ``start`` begins ("B or A", "B / maybe A"), or -1."""
     head = text[max(0, start - 40):start].rstrip(_OPENERS)
     lowered = head.lower()
-    for hedge in _HEDGE_WORDS:
-        if lowered.endswith(hedge) and (len(lowered) == len(hedge) or not lowered[-len(hedge) - 1].isalnum()):
-            lowered = lowered[: -len(hedge)].rstrip()
-            break
+    if lowered.endswith(_HEDGE_WORDS):  # one C call rules out the usual case (no hedge word, no joiner)
+        for hedge in _HEDGE_WORDS:
+            if lowered.endswith(hedge) and (len(lowered) == len(hedge) or not lowered[-len(hedge) - 1].isalnum()):
+                lowered = lowered[: -len(hedge)].rstrip()
+                break
+    if not lowered.endswith(_JOINERS_BEFORE):
+        return -1
     for joiner in _JOINERS_BEFORE:
         if lowered.endswith(joiner):
             at = len(lowered) - len(joiner)
@@ -303,23 +306,24 @@ def _strip_item(line: str) -> str:
 MAX_SPANS = 50
 
 
-def title_spans(r: Response) -> list[tuple[int, int]]:
+def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
     """Spans of the response offered as titles: title-case runs with a content word, quoted spans that read as a
     title, and the whole response when it is one short line (at most 20 words) with no filler word.  Spans that
-    do not count (retracted, refused: :meth:`Response.counts`) are left out; at most ``MAX_SPANS``."""
+    do not count (retracted, refused: :meth:`Response.counts`) are left out; at most ``limit`` (the first ones:
+    ``limit=1`` tells whether the response offers a title at all, reading only up to the first)."""
     text = r.text
     spans: list[tuple[int, int]] = []
     for run in TITLE_RUN_RE.finditer(text):
         if _content(_WORD_RE.findall(run.group())) and r.counts(*run.span()):
             spans.append(run.span())
-            if len(spans) >= MAX_SPANS:
+            if len(spans) >= limit:
                 return spans
-    if any(c in text for c in _QUOTE_CHARS):
+    if any(map(text.__contains__, _QUOTE_CHARS)):
         for quoted in QUOTED_RE.finditer(text):
             group = next(g for g in range(1, 9) if quoted.group(g) is not None)
             if title_like(quoted.group(group)) and r.counts(*quoted.span(group)):
                 spans.append(quoted.span(group))
-                if len(spans) >= MAX_SPANS:
+                if len(spans) >= limit:
                     return spans
     stripped = text.strip()
     if stripped and "\n" not in stripped:
