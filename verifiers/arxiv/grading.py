@@ -34,6 +34,7 @@ from verifiers.arxiv.matching import (
     MAX_GRADED_CHARS,
     MAX_SPANS,
     YEAR_RE,
+    CaseFree,
     PaperMatcher,
     Response,
     alternative_after,
@@ -79,12 +80,16 @@ _ROLE_BEFORE = re.compile(
 )
 
 
-def _role_before(text: str, start: int) -> bool:
+_ROLE_AFTER_CF = CaseFree(_ROLE_AFTER)
+_ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
+
+
+def _role_before(r: Response, start: int) -> bool:
     """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X").
     Every match holds "author" (no other character case-folds to its letters), so a window without it is not
     searched (the search tries every position of the window)."""
     lo = max(0, start - 40)
-    return "author" in text[lo:start].lower() and _ROLE_BEFORE.search(text, lo, start) is not None
+    return "author" in r.text[lo:start].lower() and _ROLE_BEFORE_CF.search(r, lo, start) is not None
 
 
 def conciseness(n_chars: int) -> float:
@@ -287,7 +292,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         start = _name_start(text, start)
-        if not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60) or _role_before(text, start):
+        if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
             retracted_any = True
         else:
             committed.append((start, end))

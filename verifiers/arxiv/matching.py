@@ -21,9 +21,8 @@ character offsets into it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import islice
 
 from verifiers.arxiv.normalise import (
     DISCOURSE_WORDS,
@@ -156,6 +155,53 @@ CORRECTION_AFTER_RE = re.compile(
 )
 #: Looked at on either side of a candidate.
 WINDOW = 48
+
+
+def lower_case_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` compiled without ``re.IGNORECASE``, to run on the lower-cased text of an ASCII response.
+
+    On ASCII text both find the same spans: A-Z are its only cased characters, lower-casing maps them onto a-z
+    and moves no character out of its class (``\\w``, ``\\s``, punctuation), and every letter the pattern spells
+    is lower case (checked here).  Matching case-sensitively skips the case folding of every comparison, which
+    makes these patterns 2-10x faster.
+
+    Raises:
+        ValueError: when ``pattern`` spells an upper-case letter (outside an escape such as ``\\S``).
+    """
+    if re.search(r"[A-Z]", re.sub(r"\\.", "", pattern.pattern)):
+        raise ValueError(f"no lower-case twin for a pattern that spells upper-case letters: {pattern.pattern!r}")
+    return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+
+class CaseFree:
+    """A case-insensitive pattern, run on a :class:`Response` the fast way: its lower-case twin on ``r.lower``
+    when the response is ASCII (see :func:`lower_case_twin`), the pattern itself on ``r.text`` otherwise.
+    Match offsets are offsets into ``r.text`` either way; use only offsets, not matched text."""
+
+    __slots__ = ("pattern", "twin")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.twin = lower_case_twin(pattern)
+
+    def search(self, r: Response, pos: int, endpos: int) -> re.Match[str] | None:
+        """``pattern.search(r.text, pos, endpos)``, by the fast way."""
+        return self.twin.search(r.lower, pos, endpos) if r.ascii else self.pattern.search(r.text, pos, endpos)
+
+    def match(self, r: Response, pos: int, endpos: int) -> re.Match[str] | None:
+        """``pattern.match(r.text, pos, endpos)``, by the fast way."""
+        return self.twin.match(r.lower, pos, endpos) if r.ascii else self.pattern.match(r.text, pos, endpos)
+
+    def finditer(self, r: Response, pos: int, endpos: int) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(r.text, pos, endpos)``, by the fast way."""
+        return self.twin.finditer(r.lower, pos, endpos) if r.ascii else self.pattern.finditer(r.text, pos, endpos)
+
+
+_REFUSAL = CaseFree(REFUSAL_RE)
+_CONTRAST = CaseFree(CONTRAST_RE)
+_METADATA_BEFORE = CaseFree(METADATA_BEFORE_RE)
+_NEGATION_BEFORE = CaseFree(NEGATION_BEFORE_RE)
+_CORRECTION_AFTER = CaseFree(CORRECTION_AFTER_RE)
 
 
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
@@ -405,9 +451,15 @@ _MARKER_FIRST = frozenset("-*•+(0123456789abcdefgh")
 _SHORT_LINE_WORDS = 15
 
 
+#: Matches at the start of a text with more than ``_SHORT_LINE_WORDS`` words (:data:`_WORD_RE` matches, which
+#: are separated by non-word characters; atomic, so a word is never split to make up the count).
+_LONG_LINE_RE = re.compile(rf"(?:[\W_]*+(?>[^\W_]++(?:['’-][^\W_]++)*+)){{{_SHORT_LINE_WORDS + 1}}}")
+
+
 def _short_line(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` has at most ``_SHORT_LINE_WORDS`` words (reads no further than one more)."""
-    return sum(1 for _ in islice(_WORD_RE.finditer(text, start, end), _SHORT_LINE_WORDS + 1)) <= _SHORT_LINE_WORDS
+    """Whether ``text[start:end]`` has at most ``_SHORT_LINE_WORDS`` words (one C call, reading no further than
+    the word after them)."""
+    return _LONG_LINE_RE.match(text, start, end) is None
 
 
 def _marker_end(text: str, start: int, end: int) -> int:
@@ -455,17 +507,18 @@ def may_be_listed(text: str, spans: Iterable[tuple[int, int]]) -> bool:
         at = _marker_end(text, line_start, line_end)
         if 0 <= at <= start:
             return True
-        if _short_line(text, line_start, line_end) and _all_lines_short(text):
+        if _all_lines_short(text):  # the span's line among them
             return True
     return False
 
 
 def _all_lines_short(text: str) -> bool:
     """Whether every non-blank line of ``text`` is short (see ``_SHORT_LINE_WORDS``); stops at the first long one."""
-    pos = 0
-    for line in text.split("\n"):
-        end = pos + len(line)
-        if line.strip() and not _short_line(text, pos, end):
+    pos, n = 0, len(text)
+    while pos <= n:  # a blank line has no words: short
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        if not _short_line(text, pos, end):
             return False
         pos = end + 1
     return True
@@ -529,7 +582,7 @@ class Response:
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "_may_refuse")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse")
 
     def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
                  lower: str | None = None) -> None:
@@ -538,6 +591,7 @@ class Response:
         self.raw = raw
         self.echoed = echoed
         self.truncated = truncated
+        self.ascii = text.isascii()  # a flag of the string: free
         self._may_refuse: bool | None = None
 
     def may_refuse(self) -> bool:
@@ -551,17 +605,17 @@ class Response:
         """Whether the candidate at ``text[start:end]`` is offered as an answer: not negated, not corrected, not
         inside a refusal clause and, for a number (``numeric``), not labelled as metadata.  Each check looks
         only at a window around the candidate (key substrings first, then the pattern)."""
-        text, lower = self.text, self.lower
+        lower = self.lower
         lo = max(0, start - WINDOW)
         # any(map(...)): the key loops run in C; each is a cheap necessary condition of the pattern after it
-        if any(map(lower[lo:start].__contains__, _NEGATION_KEYS)) and NEGATION_BEFORE_RE.search(text, lo, start):
+        if any(map(lower[lo:start].__contains__, _NEGATION_KEYS)) and _NEGATION_BEFORE.search(self, lo, start):
             return False
-        if CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None or self.in_refusal(start, end):
+        if _CORRECTION_AFTER.match(self, end, end + WINDOW) is not None or self.in_refusal(start, end):
             return False
         if numeric:
             lo = max(0, start - METADATA_WINDOW)
             if any(map(lower[lo:start].__contains__, _METADATA_KEYS)):
-                return METADATA_BEFORE_RE.search(text, lo, start) is None
+                return _METADATA_BEFORE.search(self, lo, start) is None
         return True
 
     def in_refusal(self, start: int, end: int) -> bool:
@@ -575,11 +629,11 @@ class Response:
         clause_end = _clause_end(text, end, min(len(text), end + CLAUSE_WINDOW))
         if not any(map(self.lower[clause_start:clause_end].__contains__, _REFUSAL_KEYS)):
             return False
-        for phrase in REFUSAL_RE.finditer(text, clause_start, clause_end):
+        for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
             blank_start = clause_start
-            for contrast in CONTRAST_RE.finditer(text, clause_start, phrase.start()):
+            for contrast in _CONTRAST.finditer(self, clause_start, phrase.start()):
                 blank_start = contrast.start()
-            after = CONTRAST_RE.search(text, phrase.end(), clause_end)
+            after = _CONTRAST.search(self, phrase.end(), clause_end)
             blank_end = after.start() if after else clause_end
             if blank_start <= start and end <= blank_end:
                 return True
@@ -587,7 +641,7 @@ class Response:
 
     def refused(self) -> bool:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
-        return self.may_refuse() and REFUSAL_RE.search(self.text) is not None
+        return self.may_refuse() and _REFUSAL.search(self, 0, len(self.text)) is not None
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
