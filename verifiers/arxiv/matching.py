@@ -90,11 +90,28 @@ _SENTENCE_STOPS = ".!?:"
 _CLAUSE_STOPS = ";\n"
 
 
-def _clause_start(text: str, lo: int, start: int) -> int:
-    """Where the clause holding ``start`` begins (not before ``lo``)."""
+def _part_start(text: str, lo: int, start: int) -> int:
+    """Where the part of ``text`` holding ``start`` begins: after the last semicolon or line break before it
+    (not before ``lo``).  Every clause lies inside its part."""
     best = lo
     for stop in _CLAUSE_STOPS:
         best = max(best, text.rfind(stop, lo, start) + 1)
+    return best
+
+
+def _part_end(text: str, end: int, hi: int) -> int:
+    """Where the part of ``text`` holding ``end`` ends: at the first semicolon or line break after it (not after
+    ``hi``)."""
+    best = hi
+    for stop in _CLAUSE_STOPS:
+        i = text.find(stop, end, best)
+        best = i if i >= 0 else best
+    return best
+
+
+def _clause_start(text: str, lo: int, start: int) -> int:
+    """Where the clause holding ``start`` begins, given its part's start ``lo`` (:func:`_part_start`)."""
+    best = lo
     for stop in _SENTENCE_STOPS:
         i = text.rfind(stop, best, start)
         while i >= 0 and i + 1 < len(text) and not text[i + 1].isspace():  # "1706.03762", "e.g" inside
@@ -104,17 +121,16 @@ def _clause_start(text: str, lo: int, start: int) -> int:
 
 
 def _clause_end(text: str, end: int, hi: int) -> int:
-    """Where the clause holding ``end`` ends (not after ``hi``)."""
+    """Where the clause holding ``end`` ends, given its part's end ``hi`` (:func:`_part_end`)."""
     best = hi
-    for stop in _CLAUSE_STOPS:
-        i = text.find(stop, end, best)
-        best = i if i >= 0 else best
     for stop in _SENTENCE_STOPS:
         i = text.find(stop, end, best)
         while i >= 0 and i + 1 < len(text) and not text[i + 1].isspace():
             i = text.find(stop, i + 1, best)
         best = i if i >= 0 else best
     return best
+
+
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
@@ -623,11 +639,15 @@ class Response:
         contrast word before the phrase (or the clause start) to the first one after it (or the clause end)."""
         if not self.may_refuse():
             return False
-        text = self.text
-        lo = max(0, start - CLAUSE_WINDOW)
-        clause_start = _clause_start(text, lo, start)
-        clause_end = _clause_end(text, end, min(len(text), end + CLAUSE_WINDOW))
-        if not any(map(self.lower[clause_start:clause_end].__contains__, _REFUSAL_KEYS)):
+        text, lower = self.text, self.lower
+        part_start = _part_start(text, max(0, start - CLAUSE_WINDOW), start)
+        part_end = _part_end(text, end, min(len(text), end + CLAUSE_WINDOW))
+        # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.
+        if not any(map(lower[part_start:part_end].__contains__, _REFUSAL_KEYS)):
+            return False
+        clause_start = _clause_start(text, part_start, start)
+        clause_end = _clause_end(text, end, part_end)
+        if not any(map(lower[clause_start:clause_end].__contains__, _REFUSAL_KEYS)):
             return False
         for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
             blank_start = clause_start
