@@ -32,7 +32,9 @@ from collections.abc import Callable
 from verifiers.arxiv.matching import (
     ID_RE,
     MAX_GRADED_CHARS,
+    MAX_SPANS,
     YEAR_RE,
+    CaseFree,
     PaperMatcher,
     Response,
     alternative_after,
@@ -40,6 +42,7 @@ from verifiers.arxiv.matching import (
     is_extended,
     item_offers,
     listed_items,
+    may_be_listed,
     name_tokens,
     title_like,
     title_spans,
@@ -75,6 +78,18 @@ _ROLE_BEFORE = re.compile(
     r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?(?:\w+\s+)?$",
     re.IGNORECASE,
 )
+
+
+_ROLE_AFTER_CF = CaseFree(_ROLE_AFTER)
+_ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
+
+
+def _role_before(r: Response, start: int) -> bool:
+    """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X").
+    Every match holds "author" (no other character case-folds to its letters), so a window without it is not
+    searched (the search tries every position of the window)."""
+    lo = max(0, start - 40)
+    return "author" in r.text[lo:start].lower() and _ROLE_BEFORE_CF.search(r, lo, start) is not None
 
 
 def conciseness(n_chars: int) -> float:
@@ -129,7 +144,9 @@ def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
 
 def find_ids(text: str) -> list[tuple[str, int, int]]:
     """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span)."""
-    out = []
+    out: list[tuple[str, int, int]] = []
+    if "." not in text:  # every ID has a dot
+        return out
     for hit in _ID_HIT_RE.finditer(text):
         if hit.start() >= 4:
             x = ID_RE.match(text, hit.start() - 4)
@@ -141,6 +158,8 @@ def find_ids(text: str) -> list[tuple[str, int, int]]:
 def find_years(text: str) -> list[tuple[str, int, int]]:
     """``(year, start, end)`` of every year :data:`YEAR_RE` finds in ``text``, in order.  Each run of digits and
     dots (a number, an ID, a date) is read once, from its start, however many "19"/"20" it holds."""
+    if "19" not in text and "20" not in text:
+        return []
     hits = sorted(h.start() for pattern in _YEAR_HIT_RES for h in pattern.finditer(text))
     out, covered, n = [], 0, len(text)
     for hit in hits:
@@ -174,8 +193,7 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     """Years are whole-word ``19xx`` / ``20xx`` or the year of a dotted or slashed date, after skipping
     ID-shaped numbers (``2005.14165`` is not the year 2005).  One distinct year: 1 if right else 0; several
     including the right one: 0.5; none: not well formed."""
-    p = m.paper
-    want = str(p.year)
+    p, want = m.paper, m.year
     hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
     found = _values(r, find_years(r.text))
     if not found:
@@ -200,7 +218,7 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     for start, end in spans:
         if alternative_after(text, end, offered) or alternative_before(text, start, offered):
             return True
-    items = listed_items(text)
+    items = listed_items(text) if may_be_listed(text, spans) else []
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
         if mine and any(item_offers(text, i, offered) for i in items if i not in mine):
@@ -231,11 +249,12 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extended or others:
         said = listing(others) if others else "a longer title that contains it (another paper)"
         return 0.0, 1.0, f"expected title '{title}', response gave a different paper's title: {said}"
-    spans = title_spans(r)
+    lower = r.lower
+    # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
+    spans = title_spans(r, MAX_SPANS if any(key in lower for key, _ in m.title_words) else 1)
     if not spans:
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
-    lower = r.lower
     hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
                for s, e in spans)
     share = hits / total if total else 0.0
@@ -268,20 +287,19 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
     of a few lower-case words)."""
-    name, last, text = m.paper.first_author, m.paper.last_name, r.text
+    name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         start = _name_start(text, start)
-        if (not r.counts(start, end) or _ROLE_AFTER.match(text, end, end + 60)
-                or _ROLE_BEFORE.search(text, max(0, start - 40), start)):
+        if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
             retracted_any = True
         else:
             committed.append((start, end))
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, exclude | {m.author.key}, 1))  # noqa: E731
+        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1))  # noqa: E731
         if _listed_rival(r, committed, offers_name):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")

@@ -21,7 +21,7 @@ character offsets into it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from verifiers.arxiv.normalise import (
@@ -74,9 +74,10 @@ REFUSAL_RE = re.compile(
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
     re.IGNORECASE,
 )
-#: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text).
-_REFUSAL_KEYS: tuple[str, ...] = ("n't", "n’t", "not", "nt ", "unable", "idea", "sorry", "afraid", "as a",
-                                  "my ", "have no")
+#: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text); the ones common in prose
+#: first, so that the test on a long response stops early.
+_REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "unable", "idea", "sorry", "afraid",
+                                  "have no")
 #: After a refusal phrase, the response may still commit: the part from one of these words on is kept.
 CONTRAST_RE = re.compile(
     r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
@@ -89,11 +90,28 @@ _SENTENCE_STOPS = ".!?:"
 _CLAUSE_STOPS = ";\n"
 
 
-def _clause_start(text: str, lo: int, start: int) -> int:
-    """Where the clause holding ``start`` begins (not before ``lo``)."""
+def _part_start(text: str, lo: int, start: int) -> int:
+    """Where the part of ``text`` holding ``start`` begins: after the last semicolon or line break before it
+    (not before ``lo``).  Every clause lies inside its part."""
     best = lo
     for stop in _CLAUSE_STOPS:
         best = max(best, text.rfind(stop, lo, start) + 1)
+    return best
+
+
+def _part_end(text: str, end: int, hi: int) -> int:
+    """Where the part of ``text`` holding ``end`` ends: at the first semicolon or line break after it (not after
+    ``hi``)."""
+    best = hi
+    for stop in _CLAUSE_STOPS:
+        i = text.find(stop, end, best)
+        best = i if i >= 0 else best
+    return best
+
+
+def _clause_start(text: str, lo: int, start: int) -> int:
+    """Where the clause holding ``start`` begins, given its part's start ``lo`` (:func:`_part_start`)."""
+    best = lo
     for stop in _SENTENCE_STOPS:
         i = text.rfind(stop, best, start)
         while i >= 0 and i + 1 < len(text) and not text[i + 1].isspace():  # "1706.03762", "e.g" inside
@@ -103,17 +121,16 @@ def _clause_start(text: str, lo: int, start: int) -> int:
 
 
 def _clause_end(text: str, end: int, hi: int) -> int:
-    """Where the clause holding ``end`` ends (not after ``hi``)."""
+    """Where the clause holding ``end`` ends, given its part's end ``hi`` (:func:`_part_end`)."""
     best = hi
-    for stop in _CLAUSE_STOPS:
-        i = text.find(stop, end, best)
-        best = i if i >= 0 else best
     for stop in _SENTENCE_STOPS:
         i = text.find(stop, end, best)
         while i >= 0 and i + 1 < len(text) and not text[i + 1].isspace():
             i = text.find(stop, i + 1, best)
         best = i if i >= 0 else best
     return best
+
+
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
@@ -156,6 +173,53 @@ CORRECTION_AFTER_RE = re.compile(
 WINDOW = 48
 
 
+def lower_case_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` compiled without ``re.IGNORECASE``, to run on the lower-cased text of an ASCII response.
+
+    On ASCII text both find the same spans: A-Z are its only cased characters, lower-casing maps them onto a-z
+    and moves no character out of its class (``\\w``, ``\\s``, punctuation), and every letter the pattern spells
+    is lower case (checked here).  Matching case-sensitively skips the case folding of every comparison, which
+    makes these patterns 2-10x faster.
+
+    Raises:
+        ValueError: when ``pattern`` spells an upper-case letter (outside an escape such as ``\\S``).
+    """
+    if re.search(r"[A-Z]", re.sub(r"\\.", "", pattern.pattern)):
+        raise ValueError(f"no lower-case twin for a pattern that spells upper-case letters: {pattern.pattern!r}")
+    return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+
+class CaseFree:
+    """A case-insensitive pattern, run on a :class:`Response` the fast way: its lower-case twin on ``r.lower``
+    when the response is ASCII (see :func:`lower_case_twin`), the pattern itself on ``r.text`` otherwise.
+    Match offsets are offsets into ``r.text`` either way; use only offsets, not matched text."""
+
+    __slots__ = ("pattern", "twin")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.twin = lower_case_twin(pattern)
+
+    def search(self, r: Response, pos: int, endpos: int) -> re.Match[str] | None:
+        """``pattern.search(r.text, pos, endpos)``, by the fast way."""
+        return self.twin.search(r.lower, pos, endpos) if r.ascii else self.pattern.search(r.text, pos, endpos)
+
+    def match(self, r: Response, pos: int, endpos: int) -> re.Match[str] | None:
+        """``pattern.match(r.text, pos, endpos)``, by the fast way."""
+        return self.twin.match(r.lower, pos, endpos) if r.ascii else self.pattern.match(r.text, pos, endpos)
+
+    def finditer(self, r: Response, pos: int, endpos: int) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(r.text, pos, endpos)``, by the fast way."""
+        return self.twin.finditer(r.lower, pos, endpos) if r.ascii else self.pattern.finditer(r.text, pos, endpos)
+
+
+_REFUSAL = CaseFree(REFUSAL_RE)
+_CONTRAST = CaseFree(CONTRAST_RE)
+_METADATA_BEFORE = CaseFree(METADATA_BEFORE_RE)
+_NEGATION_BEFORE = CaseFree(NEGATION_BEFORE_RE)
+_CORRECTION_AFTER = CaseFree(CORRECTION_AFTER_RE)
+
+
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
                                    "other than", "unlike", "except")
@@ -186,10 +250,13 @@ def joiner_before(text: str, start: int) -> int:
     """Where an alternation word right before ``start`` begins ("B or A", "B / maybe A"), or -1."""
     head = text[max(0, start - 40):start].rstrip(_OPENERS)
     lowered = head.lower()
-    for hedge in _HEDGE_WORDS:
-        if lowered.endswith(hedge) and (len(lowered) == len(hedge) or not lowered[-len(hedge) - 1].isalnum()):
-            lowered = lowered[: -len(hedge)].rstrip()
-            break
+    if lowered.endswith(_HEDGE_WORDS):  # one C call rules out the usual case (no hedge word, no joiner)
+        for hedge in _HEDGE_WORDS:
+            if lowered.endswith(hedge) and (len(lowered) == len(hedge) or not lowered[-len(hedge) - 1].isalnum()):
+                lowered = lowered[: -len(hedge)].rstrip()
+                break
+    if not lowered.endswith(_JOINERS_BEFORE):
+        return -1
     for joiner in _JOINERS_BEFORE:
         if lowered.endswith(joiner):
             at = len(lowered) - len(joiner)
@@ -208,11 +275,19 @@ _UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-ЯΑ-Ω"
 CAP_WORD = rf"(?:[{_UPPER}][^\W_]*+(?:['’-][^\W_]++)*+|[0-9]++[^\W\d_][^\W_]*+(?:-[^\W_]++)*+)"
 #: Lower-case words a title keeps between capitalised ones ("Attention Is All You Need", "Worth 16x16 Words").
 MINOR_WORD = r"(?:a|an|the|of|in|on|at|to|for|with|via|into|over|under|is|are|as|vs\.?|its|towards?)"
+#: ``CAP_WORD`` not preceded by a word character, apostrophe or hyphen: ``(?<![\w'’-]){CAP_WORD}``, written to
+#: start with a character class so that ``re`` skips to the next capital or digit in C (a leading lookbehind
+#: makes it try every position: three times slower on a few KB of prose).  The lookbehind then checks the
+#: character before the consumed first one, and the rest of the word follows by the kind of that first one.
+_CAP_WORD_AT_START = (
+    rf"[{_UPPER}0-9](?<![\w'’-][\s\S])"
+    rf"(?:(?<=[0-9])[0-9]*+[^\W\d_][^\W_]*+(?:-[^\W_]++)*+|(?<=[{_UPPER}])[^\W_]*+(?:['’-][^\W_]++)*+)"
+)
 #: A title-case run: two or more capitalised words, joined by spaces (minor words allowed between), colons or
 #: dashes; "by", "from", "and", "or" and commas end a run (they attribute, list or alternate).  Possessive
 #: quantifiers and the lookbehind keep the scan linear (no backtracking into, or restarting inside, a word).
-TITLE_RUN_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
-CAP_WORD_RE = re.compile(rf"(?<![\w'’-]){CAP_WORD}")
+TITLE_RUN_RE = re.compile(rf"{_CAP_WORD_AT_START}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
+CAP_WORD_RE = re.compile(_CAP_WORD_AT_START)
 #: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
 #: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
 #: content word ("... in speech separation").
@@ -252,8 +327,8 @@ def _extended_before(text: str, start: int) -> bool:
 #: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.
 QUOTED_RE = re.compile(
     r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”|‘([^’\n]{2,300})’|«([^»\n]{2,300})»|`([^`\n]{2,300})`"
-    r"|\*\*?([^*\n]{2,300}?)\*\*?|(?<![\w])_([^_\n]{2,300})_(?![\w])|(?<![\w])'([^'\n]{2,300})'(?![\w])"
-)
+    r"|\*\*?([^*\n]{2,300}?)\*\*?|_(?<!\w_)([^_\n]{2,300})_(?![\w])|'(?<!\w')([^'\n]{2,300})'(?![\w])"
+)  # every branch starts with a literal (the lookbehinds follow it), so ``re`` skips to the next quote in C
 _QUOTE_CHARS = "\"“‘«`*_'"
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
 _LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
@@ -293,23 +368,24 @@ def _strip_item(line: str) -> str:
 MAX_SPANS = 50
 
 
-def title_spans(r: Response) -> list[tuple[int, int]]:
+def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
     """Spans of the response offered as titles: title-case runs with a content word, quoted spans that read as a
     title, and the whole response when it is one short line (at most 20 words) with no filler word.  Spans that
-    do not count (retracted, refused: :meth:`Response.counts`) are left out; at most ``MAX_SPANS``."""
+    do not count (retracted, refused: :meth:`Response.counts`) are left out; at most ``limit`` (the first ones:
+    ``limit=1`` tells whether the response offers a title at all, reading only up to the first)."""
     text = r.text
     spans: list[tuple[int, int]] = []
     for run in TITLE_RUN_RE.finditer(text):
         if _content(_WORD_RE.findall(run.group())) and r.counts(*run.span()):
             spans.append(run.span())
-            if len(spans) >= MAX_SPANS:
+            if len(spans) >= limit:
                 return spans
-    if any(c in text for c in _QUOTE_CHARS):
+    if any(map(text.__contains__, _QUOTE_CHARS)):
         for quoted in QUOTED_RE.finditer(text):
             group = next(g for g in range(1, 9) if quoted.group(g) is not None)
             if title_like(quoted.group(group)) and r.counts(*quoted.span(group)):
                 spans.append(quoted.span(group))
-                if len(spans) >= MAX_SPANS:
+                if len(spans) >= limit:
                     return spans
     stripped = text.strip()
     if stripped and "\n" not in stripped:
@@ -384,6 +460,31 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool]) ->
 
 
 _LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)])[ \t]+")
+#: The characters a list marker can start with (after spaces and tabs): a line starting otherwise has none, and
+#: needs no regular expression (most lines of prose start with a capital).
+_MARKER_FIRST = frozenset("-*•+(0123456789abcdefgh")
+#: A list of short lines (no markers) has at most this many words per line.
+_SHORT_LINE_WORDS = 15
+
+
+#: Matches at the start of a text with more than ``_SHORT_LINE_WORDS`` words (:data:`_WORD_RE` matches, which
+#: are separated by non-word characters; atomic, so a word is never split to make up the count).
+_LONG_LINE_RE = re.compile(rf"(?:[\W_]*+(?>[^\W_]++(?:['’-][^\W_]++)*+)){{{_SHORT_LINE_WORDS + 1}}}")
+
+
+def _short_line(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` has at most ``_SHORT_LINE_WORDS`` words (one C call, reading no further than
+    the word after them)."""
+    return _LONG_LINE_RE.match(text, start, end) is None
+
+
+def _marker_end(text: str, start: int, end: int) -> int:
+    """Where the list marker of the line ``text[start:end]`` ends, or -1 when the line is no list item (no
+    marker, or nothing after it)."""
+    if text[start:end].lstrip(" \t")[:1] not in _MARKER_FIRST:
+        return -1
+    marker = _LIST_MARKER_RE.match(text, start, end)
+    return marker.end() if marker is not None and marker.end() < end else -1
 
 
 def listed_items(text: str) -> list[tuple[int, int]]:
@@ -391,23 +492,52 @@ def listed_items(text: str) -> list[tuple[int, int]]:
     only two or more short lines, each line)."""
     if "\n" not in text:
         return []
-    lines, pos = [], 0
-    while pos <= len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
-        if text[pos:end].strip():
+    lines, items, pos = [], [], 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        if line.strip():
             lines.append((pos, end))
+            at = _marker_end(text, pos, end)
+            if at >= 0:
+                items.append((at, end))
         pos = end + 1
-    items = []
-    for start, end in lines:
-        marker = _LIST_MARKER_RE.match(text, start, end)
-        if marker is not None and marker.end() < end:
-            items.append((marker.end(), end))
     if items:
         return items
-    if len(lines) >= 2 and all(len(_WORD_RE.findall(text[s:e])) <= 15 for s, e in lines):
+    if len(lines) >= 2 and all(_short_line(text, s, e) for s, e in lines):
         return lines
     return []
+
+
+def may_be_listed(text: str, spans: Iterable[tuple[int, int]]) -> bool:
+    """A cheap necessary condition for one of ``spans`` lying inside an item of :func:`listed_items`: the span
+    is on one line, and that line is a list item or every line of ``text`` is short.  On prose (answers in
+    paragraphs) it reads a line or two instead of the whole response."""
+    if "\n" not in text:
+        return False
+    for start, end in spans:
+        if text.find("\n", start, end) >= 0:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        at = _marker_end(text, line_start, line_end)
+        if 0 <= at <= start:
+            return True
+        if _all_lines_short(text):  # the span's line among them
+            return True
+    return False
+
+
+def _all_lines_short(text: str) -> bool:
+    """Whether every non-blank line of ``text`` is short (see ``_SHORT_LINE_WORDS``); stops at the first long one."""
+    pos, n = 0, len(text)
+    while pos <= n:  # a blank line has no words: short
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        if not _short_line(text, pos, end):
+            return False
+        pos = end + 1
+    return True
 
 
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
@@ -426,7 +556,10 @@ def name_like(word: str, exclude: frozenset[str]) -> bool:
     lowered = word.lower()
     if lowered.endswith(("'s", "’s")):
         lowered = lowered[:-2]
-    return sum(c.isalpha() for c in lowered) >= 2 and lowered not in NON_NAME_WORDS and lowered not in exclude
+    if lowered in NON_NAME_WORDS or lowered in exclude:
+        return False
+    # two letters or more; the count is needed only for words that are not all letters ("2D", "O'Neil")
+    return len(lowered) >= 2 if lowered.isalpha() else sum(c.isalpha() for c in lowered) >= 2
 
 
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
@@ -465,61 +598,62 @@ class Response:
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse")
 
-    def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False) -> None:
+    def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
+                 lower: str | None = None) -> None:
         self.text = text
-        self.lower = text.lower()
+        self.lower = text.lower() if lower is None else lower  # prepare() has it already
         self.raw = raw
         self.echoed = echoed
         self.truncated = truncated
+        self.ascii = text.isascii()  # a flag of the string: free
+        self._may_refuse: bool | None = None
+
+    def may_refuse(self) -> bool:
+        """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
+        without one no clause of it is a refusal, for any candidate."""
+        if self._may_refuse is None:
+            self._may_refuse = any(map(self.lower.__contains__, _REFUSAL_KEYS))  # no generator: this is per grade
+        return self._may_refuse
 
     def counts(self, start: int, end: int, numeric: bool = False) -> bool:
         """Whether the candidate at ``text[start:end]`` is offered as an answer: not negated, not corrected, not
         inside a refusal clause and, for a number (``numeric``), not labelled as metadata.  Each check looks
         only at a window around the candidate (key substrings first, then the pattern)."""
-        text, lower = self.text, self.lower
+        lower = self.lower
         lo = max(0, start - WINDOW)
-        before = lower[lo:start]
-        for k in _NEGATION_KEYS:
-            if k in before:
-                if NEGATION_BEFORE_RE.search(text, lo, start):
-                    return False
-                break
-        if CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None or self.in_refusal(start, end):
+        # any(map(...)): the key loops run in C; each is a cheap necessary condition of the pattern after it
+        if any(map(lower[lo:start].__contains__, _NEGATION_KEYS)) and _NEGATION_BEFORE.search(self, lo, start):
+            return False
+        if _CORRECTION_AFTER.match(self, end, end + WINDOW) is not None or self.in_refusal(start, end):
             return False
         if numeric:
             lo = max(0, start - METADATA_WINDOW)
-            before = lower[lo:start]
-            for k in _METADATA_KEYS:
-                if k in before:
-                    return METADATA_BEFORE_RE.search(text, lo, start) is None
+            if any(map(lower[lo:start].__contains__, _METADATA_KEYS)):
+                return _METADATA_BEFORE.search(self, lo, start) is None
         return True
 
     def in_refusal(self, start: int, end: int) -> bool:
         """Whether ``text[start:end]`` lies in a refusal clause: the clause of a refusal phrase, from the last
         contrast word before the phrase (or the clause start) to the first one after it (or the clause end)."""
-        text = self.text
-        lo = max(0, start - CLAUSE_WINDOW)
-        window = self.lower[lo:end + CLAUSE_WINDOW]
-        for k in _REFUSAL_KEYS:
-            if k in window:
-                break
-        else:
+        if not self.may_refuse():
             return False
-        clause_start = _clause_start(text, lo, start)
-        clause_end = _clause_end(text, end, min(len(text), end + CLAUSE_WINDOW))
-        clause = self.lower[clause_start:clause_end]
-        for k in _REFUSAL_KEYS:
-            if k in clause:
-                break
-        else:
+        text, lower = self.text, self.lower
+        part_start = _part_start(text, max(0, start - CLAUSE_WINDOW), start)
+        part_end = _part_end(text, end, min(len(text), end + CLAUSE_WINDOW))
+        # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.
+        if not any(map(lower[part_start:part_end].__contains__, _REFUSAL_KEYS)):
             return False
-        for phrase in REFUSAL_RE.finditer(text, clause_start, clause_end):
+        clause_start = _clause_start(text, part_start, start)
+        clause_end = _clause_end(text, end, part_end)
+        if not any(map(lower[clause_start:clause_end].__contains__, _REFUSAL_KEYS)):
+            return False
+        for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
             blank_start = clause_start
-            for contrast in CONTRAST_RE.finditer(text, clause_start, phrase.start()):
+            for contrast in _CONTRAST.finditer(self, clause_start, phrase.start()):
                 blank_start = contrast.start()
-            after = CONTRAST_RE.search(text, phrase.end(), clause_end)
+            after = _CONTRAST.search(self, phrase.end(), clause_end)
             blank_end = after.start() if after else clause_end
             if blank_start <= start and end <= blank_end:
                 return True
@@ -527,7 +661,7 @@ class Response:
 
     def refused(self) -> bool:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
-        return any(k in self.lower for k in _REFUSAL_KEYS) and REFUSAL_RE.search(self.text) is not None
+        return self.may_refuse() and _REFUSAL.search(self, 0, len(self.text)) is not None
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
@@ -561,10 +695,12 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
-        spans += echo.spans(text, lower)
+        if echo.key in lower:  # the usual case is no echo: skip the call
+            spans += echo.spans(text, lower)
     if spans:
         text = _blank(text, spans)
-    return Response(text, raw, bool(spans), truncated)
+        lower = text.lower()
+    return Response(text, raw, bool(spans), truncated, lower)
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -683,6 +819,10 @@ class PaperMatcher:
         author: the citation forms of the first author accepted as naming them (see ``author_pattern``).
         ambiguous: the surname is also a common English word.
         question_words: lower-cased words of each kind's question (never names).
+        year: the submission year, as text.
+        last_name: the first author's surname.
+        name_exclude: the words never read as another name next to the author's: the author question's
+            words and the surname itself.
     """
 
     paper: Paper
@@ -692,6 +832,9 @@ class PaperMatcher:
     author: Phrase
     ambiguous: bool
     question_words: dict[str, frozenset[str]]
+    year: str
+    last_name: str
+    name_exclude: frozenset[str]
 
     @classmethod
     def build(cls, paper: Paper, others: Iterable[Paper], questions: dict[str, str]) -> PaperMatcher:
@@ -705,7 +848,8 @@ class PaperMatcher:
         author = Phrase.of(paper.last_name, author_pattern(paper, ambiguous), anchored=not ambiguous)
         return cls(paper, Phrase.title(paper.title), title_words,
                    gate_groups([Phrase.title(o.title) for o in others if o.title != paper.title]),
-                   author, ambiguous, qwords)
+                   author, ambiguous, qwords, str(paper.year), paper.last_name,
+                   qwords.get("author", frozenset()) | {author.key})
 
 
 def gate_groups(matchers: list[Phrase]) -> tuple[tuple[str, tuple[Phrase, ...]], ...]:

@@ -87,8 +87,8 @@ def normalise_whitespace(text: str) -> str:
 def strip_markup(text: str) -> str:
     """``text`` with LaTeX markup removed and ``×`` read as ``x`` (``$16\\times 16$`` -> ``16 x 16``,
     ``\\textbf{Adam}`` -> ``Adam``, `````quoted''`` -> ``"quoted"``).  Cheap when there is no markup."""
-    if "\\" not in text and "$" not in text and "×" not in text and "`" not in text:  # one memchr each
-        return text
+    if "\\" not in text and "$" not in text and "`" not in text and (text.isascii() or "×" not in text):
+        return text  # one memchr each (isascii is a flag: no "×" in ASCII text)
     if "×" in text or "\\times" in text:
         text = _LATEX_TIMES_RE.sub(" x ", text)
     return _LATEX_COMMAND_RE.sub(lambda m: '"' if m.group() in ("``", "''") else "", text)

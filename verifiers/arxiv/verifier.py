@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, conciseness
-from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, prepare
+from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, Verdict, conciseness
+from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, Response, prepare
 from verifiers.arxiv.normalise import clip, normalise_whitespace, quote
 from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
 from verifiers.base import Grade, Splits, Task, Verifier, composite_score
 from verifiers.registry import register_verifier
 from verifiers.splits import split_by_group
+
+Grader = Callable[[PaperMatcher, Response], Verdict]
 
 
 @register_verifier("arxiv")
@@ -35,6 +37,9 @@ class ArxivVerifier(Verifier):
         for task in self._tasks:
             self._index[task.question] = task
             self._index[normalise_whitespace(task.question)] = task
+        #: Per task id, everything a grade of it needs, so that ``score`` looks it up once.
+        self._plans: dict[str, tuple[Grader, PaperMatcher, tuple[Phrase, Phrase]]] = {
+            t.task_id: (GRADERS[t.kind], self._matchers[t.group], self._echoes[t.task_id]) for t in self._tasks}
 
     def tasks(self) -> tuple[Task, ...]:
         """The 68-task pool, in ``PAPERS`` order then ``KINDS`` order."""
@@ -68,8 +73,9 @@ class ArxivVerifier(Verifier):
         if task is None:
             return Grade(0.0, 0.0, 0.0, 0.0,
                          clip(f"no ground truth is registered for this task: {quote(str(task_input))}"))
-        response = prepare(text, self._echoes[task.task_id])
-        correctness, well_formed, feedback = GRADERS[task.kind](self._matchers[task.group], response)
+        grader, matcher, echoes = self._plans[task.task_id]
+        response = prepare(text, echoes)
+        correctness, well_formed, feedback = grader(matcher, response)
         if response.truncated and well_formed:
             feedback += f"; output too long to grade in full (only its first {MAX_GRADED_CHARS:,} characters are read)"
         n_chars = len(text.strip())
