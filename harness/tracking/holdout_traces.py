@@ -15,9 +15,10 @@ assessments) without ``mlflow.genai.evaluate``, whose synchronous per-span and p
    ``holdout.index``, ``holdout.eval_id`` (and ``holdout.error``), metadata ``mlflow.sourceRun`` = the run,
    and the graders' feedback plus the task's expectations as assessments (feedback metadata
    ``mlflow.assessment.sourceRunId`` = the run, as ``mlflow.genai.evaluate`` writes it);
-3. the traces are written with MLflow's trace export API (:class:`mlflow.tracing.client.TracingClient`): one
-   ``start_trace`` per trace (trace info, tags, metadata and all its assessments in one transaction) and one
-   ``log_spans`` for every span of the variant; the traces are linked to the run (``link_traces_to_run``), the
+3. the traces are written with MLflow's trace export API (:class:`mlflow.tracing.client.TracingClient`): the
+   trace infos (tags, metadata and all assessments) of the variant in one transaction on a SQL store
+   (:mod:`harness.tracking.trace_batch`; elsewhere one ``start_trace`` each) and one ``log_spans`` for every
+   span of the variant; the traces are linked to the run (``link_traces_to_run``), the
    run gets MLflow's evaluation run type tag (``mlflow.runType = genai_evaluate``, when unset) and the tag
    ``holdout.<variant>.eval_id``, as with ``mlflow.genai.evaluate``.
 
@@ -55,7 +56,7 @@ from harness.tracking.genai_eval import (
     rows_from_traces,
 )
 from harness.tracking.scorers import GraderScorer, grader_scorer
-from harness.tracking.store import retry_duplicate_insert
+from harness.tracking.trace_batch import start_traces
 from verifiers import Task
 
 #: the span name of a task LM call (the name MLflow's DSPy autologging gives it)
@@ -273,8 +274,8 @@ def trace_records(client: Any, records: Sequence[TaskRecord], variant: str, run_
 
 def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: Sequence[Any],
                  run_id: str | None) -> None:
-    """Write the traces (info with assessments, one transaction each), then all spans in one batch, then link
-    them to ``run_id``.
+    """Write the traces (info with assessments: :func:`harness.tracking.trace_batch.start_traces`, one transaction
+    for all on a SQL store), then all spans in one batch, then link them to ``run_id``.
 
     Raises:
         mlflow.exceptions.MlflowException: the store refused a write.
@@ -282,8 +283,7 @@ def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: S
     from mlflow.tracing.client import TracingClient
 
     tracing = TracingClient(client.tracking_uri)
-    for info in infos:
-        retry_duplicate_insert(lambda info=info: tracing.start_trace(info))
+    start_traces(tracing, infos)  # one transaction on a SQL store, else one start_trace each
     tracing.log_spans(experiment_id, list(spans))
     if run_id:
         client.link_traces_to_run([i.trace_id for i in infos], run_id)
