@@ -52,7 +52,7 @@ class LoggedTables:
         path = posixpath.normpath(artifact_file)
         if path in self._frames:
             frame = pd.concat([self._frames[path], frame], ignore_index=True)
-        self._frames[path] = frame
+        self._frames[path] = frame.copy()  # the caller may change its frame later
         entry = {"path": artifact_file, "type": "table"}
         if entry not in self._entries:
             self._entries.append(entry)

@@ -471,10 +471,11 @@ class MlflowTracker:
         scorers = [grader_scorer(g, aggregations=[], timeout=0) for g in graders]
         records = answer_and_grade(program, tasks, scorers, num_threads=num_threads, on_done=on_done)
         rows = record_rows(records, tasks, graders, variant) if tasks else []
-        self.writer.submit(lambda: self._write_evaluation(variant, records, rows))
+        metrics = _evaluation_metrics(rows)  # now: the caller may extend the list it gets back
+        self.writer.submit(lambda: self._write_evaluation(variant, records, metrics))
         return rows
 
-    def _write_evaluation(self, variant: str, records: Sequence[Any], rows: Sequence[HoldoutRow]) -> None:
+    def _write_evaluation(self, variant: str, records: Sequence[Any], metrics: list[Any]) -> None:
         """(Writer thread) the evaluation run of ``variant`` with its traces, metrics and tags; see
         :meth:`evaluate_holdout`."""
         from mlflow.entities import RunTag
@@ -486,7 +487,7 @@ class MlflowTracker:
         try:
             tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
                 if records else {}
-            client.log_batch(eval_run, metrics=_evaluation_metrics(rows),
+            client.log_batch(eval_run, metrics=metrics,
                              tags=[RunTag(k, v) for k, v in tags.items()])
         except BaseException:
             client.set_terminated(eval_run, "FAILED")
