@@ -189,7 +189,10 @@ class ScriptedEngine:
     def answer(self, system: str, user: str) -> str:
         """The reply to one (system, user) pair."""
         if self._tasks is None:
-            self._tasks, self._wrong = _pool()
+            with self._lock:  # loaded once: concurrent first calls (a threaded holdout) would each load it
+                if self._tasks is None:
+                    tasks, self._wrong = _pool()
+                    self._tasks = tasks  # set last: an unlocked reader sees None or the whole pool
         if self.name.startswith("judge"):
             return _judgement(user, self._tasks) if self.name == "judge" else _GARBAGE
         if self.name == "proposer":

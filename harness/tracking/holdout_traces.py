@@ -15,9 +15,10 @@ assessments) without ``mlflow.genai.evaluate``, whose synchronous per-span and p
    ``holdout.index``, ``holdout.eval_id`` (and ``holdout.error``), metadata ``mlflow.sourceRun`` = the run,
    and the graders' feedback plus the task's expectations as assessments (feedback metadata
    ``mlflow.assessment.sourceRunId`` = the run, as ``mlflow.genai.evaluate`` writes it);
-3. the traces are written with MLflow's trace export API (:class:`mlflow.tracing.client.TracingClient`): one
-   ``start_trace`` per trace (trace info, tags, metadata and all its assessments in one transaction) and one
-   ``log_spans`` for every span of the variant; the traces are linked to the run (``link_traces_to_run``), the
+3. the traces are written with MLflow's trace export API (:class:`mlflow.tracing.client.TracingClient`): the
+   trace infos (tags, metadata and all assessments) of the variant in one transaction on a SQL store
+   (:mod:`harness.tracking.trace_batch`; elsewhere one ``start_trace`` each) and one ``log_spans`` for every
+   span of the variant; the traces are linked to the run (``link_traces_to_run``), the
    run gets MLflow's evaluation run type tag (``mlflow.runType = genai_evaluate``, when unset) and the tag
    ``holdout.<variant>.eval_id``, as with ``mlflow.genai.evaluate``.
 
@@ -55,7 +56,7 @@ from harness.tracking.genai_eval import (
     rows_from_traces,
 )
 from harness.tracking.scorers import GraderScorer, grader_scorer
-from harness.tracking.store import retry_duplicate_insert
+from harness.tracking.trace_batch import start_traces
 from verifiers import Task
 
 #: the span name of a task LM call (the name MLflow's DSPy autologging gives it)
@@ -128,8 +129,8 @@ class LMCallRecorder(BaseCallback):
             call.error = f"{type(exception).__name__}: {exception}"[:MAX_ERROR_CHARS]
 
 
-def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequence[GraderScorer],
-                     run_id: str | None = None, *, num_threads: int = 1,
+def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequence[GraderScorer], *,
+                     num_threads: int = 1,
                      on_done: Callable[[], None] | None = None) -> list[TaskRecord]:
     """Answer every task with ``program`` and grade it with every scorer, in ``num_threads`` worker threads.
 
@@ -160,11 +161,8 @@ def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequ
                 on_done()
         with dspy.context(**settings):
             for scorer in scorers:
-                feedback = scorer(inputs=rows[index]["inputs"], outputs=record.text,
-                                  expectations=rows[index].get("expectations"))
-                if run_id:
-                    feedback.metadata = {**(feedback.metadata or {}), _SOURCE_RUN_KEY: run_id}
-                record.feedbacks.append(feedback)
+                record.feedbacks.append(scorer(inputs=rows[index]["inputs"], outputs=record.text,
+                                               expectations=rows[index].get("expectations")))
         return record
 
     if num_threads <= 1:
@@ -229,17 +227,55 @@ def build_trace(record: TaskRecord, variant: str, eval_id: str, experiment_id: s
     return info, spans
 
 
-def record_frame_rows(records: Sequence[TaskRecord], infos: Sequence[Any]) -> list[dict[str, Any]]:
+def record_frame_rows(records: Sequence[TaskRecord], infos: Sequence[Any] | None = None) -> list[dict[str, Any]]:
     """The records as the rows of ``mlflow.search_traces``' frame (``tags``, ``assessments``, ``response``) that
-    :func:`harness.tracking.genai_eval.rows_from_traces` reads."""
-    return [{"tags": info.tags, "assessments": [a.to_dictionary() for a in info.assessments],
-             "response": record.text} for record, info in zip(records, infos, strict=True)]
+    :func:`harness.tracking.genai_eval.rows_from_traces` reads: from the built traces ``infos`` (one per record),
+    or, before any trace is built (None), from the records themselves (the index and error tags, the graders'
+    feedback), which gives the same rows."""
+    if infos is not None:
+        return [{"tags": info.tags, "assessments": [a.to_dictionary() for a in info.assessments],
+                 "response": record.text} for record, info in zip(records, infos, strict=True)]
+    return [{"tags": {TAG_INDEX: str(r.index), **({TAG_ERROR: r.error} if r.error else {})},
+             "assessments": [f.to_dictionary() for f in r.feedbacks], "response": r.text} for r in records]
+
+
+def record_rows(records: Sequence[TaskRecord], tasks: Sequence[Task], graders: Sequence[Grader],
+                variant: str) -> list[HoldoutRow]:
+    """The holdout rows of answered and graded records (``len(tasks) * len(graders)``, task-major), read from the
+    very assessments the traces will hold (:func:`harness.tracking.genai_eval.rows_from_traces`)."""
+    import pandas as pd
+
+    return rows_from_traces(pd.DataFrame(record_frame_rows(records)), tasks, graders, variant, None)
+
+
+def trace_records(client: Any, records: Sequence[TaskRecord], variant: str, run_id: str, experiment_id: str, *,
+                  run_type_unset: bool) -> dict[str, str]:
+    """Write one trace per record into experiment ``experiment_id``, linked to run ``run_id`` (steps 2 and 3 of
+    the module docstring; the feedback gets ``mlflow.assessment.sourceRunId`` = ``run_id``); returns the run tags
+    to set: ``holdout.<variant>.eval_id`` and, when ``run_type_unset``, ``mlflow.runType = genai_evaluate``.
+
+    Raises:
+        mlflow.exceptions.MlflowException: the store refused a write.
+    """
+    from mlflow.utils.mlflow_tags import MLFLOW_RUN_TYPE, MLFLOW_RUN_TYPE_GENAI_EVALUATE
+
+    for record in records:
+        for feedback in record.feedbacks:
+            feedback.metadata = {**(feedback.metadata or {}), _SOURCE_RUN_KEY: run_id}
+    eval_id = uuid.uuid4().hex
+    built = [build_trace(r, variant, eval_id, experiment_id, run_id) for r in records]
+    write_traces(client, experiment_id, [info for info, _ in built], [s for _, spans in built for s in spans],
+                 run_id)
+    tags = {f"holdout.{variant}.eval_id": eval_id}
+    if run_type_unset:
+        tags[MLFLOW_RUN_TYPE] = MLFLOW_RUN_TYPE_GENAI_EVALUATE
+    return tags
 
 
 def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: Sequence[Any],
                  run_id: str | None) -> None:
-    """Write the traces (info with assessments, one transaction each), then all spans in one batch, then link
-    them to ``run_id``.
+    """Write the traces (info with assessments: :func:`harness.tracking.trace_batch.start_traces`, one transaction
+    for all on a SQL store), then all spans in one batch, then link them to ``run_id``.
 
     Raises:
         mlflow.exceptions.MlflowException: the store refused a write.
@@ -247,8 +283,7 @@ def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: S
     from mlflow.tracing.client import TracingClient
 
     tracing = TracingClient(client.tracking_uri)
-    for info in infos:
-        retry_duplicate_insert(lambda info=info: tracing.start_trace(info))
+    start_traces(tracing, infos)  # one transaction on a SQL store, else one start_trace each
     tracing.log_spans(experiment_id, list(spans))
     if run_id:
         client.link_traces_to_run([i.trace_id for i in infos], run_id)
@@ -273,8 +308,7 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
             and no active run.
         mlflow.exceptions.MlflowException: ``run_id`` does not exist or the store refused a write.
     """
-    import pandas as pd
-    from mlflow.utils.mlflow_tags import MLFLOW_RUN_TYPE, MLFLOW_RUN_TYPE_GENAI_EVALUATE
+    from mlflow.utils.mlflow_tags import MLFLOW_RUN_TYPE
 
     check_holdout_arguments("batch_holdout", graders, variant, num_threads)
     if not tasks:
@@ -290,27 +324,21 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
     client = mlflow.MlflowClient(tracking_uri=tracking_uri)  # every write names this store: no global URI
     run = client.get_run(run_id)
     scorers = [grader_scorer(g, aggregations=[], timeout=0) for g in graders]
-    records = answer_and_grade(program, tasks, scorers, run_id, num_threads=num_threads, on_done=on_done)
+    records = answer_and_grade(program, tasks, scorers, num_threads=num_threads, on_done=on_done)
+    rows = record_rows(records, tasks, graders, variant)
     from mlflow.entities import RunTag
 
-    eval_id = uuid.uuid4().hex
-    built = [build_trace(r, variant, eval_id, run.info.experiment_id, run_id) for r in records]
-    infos = [info for info, _ in built]
-    tags = {f"holdout.{variant}.eval_id": eval_id}
-    if run.data.tags.get(MLFLOW_RUN_TYPE) is None:
-        tags[MLFLOW_RUN_TYPE] = MLFLOW_RUN_TYPE_GENAI_EVALUATE
-
     def write() -> None:
-        write_traces(client, run.info.experiment_id, infos, [s for _, spans in built for s in spans], run_id)
+        tags = trace_records(client, records, variant, str(run_id), run.info.experiment_id,
+                             run_type_unset=run.data.tags.get(MLFLOW_RUN_TYPE) is None)
         client.log_batch(run_id, tags=[RunTag(k, v) for k, v in tags.items()])
 
     if defer is None:
         write()
     else:
         defer(write)
-    frame = pd.DataFrame(record_frame_rows(records, infos))
-    return rows_from_traces(frame, tasks, graders, variant, run_id)
+    return rows
 
 
 __all__ = ["LM_SPAN_NAME", "LMCall", "LMCallRecorder", "TAG_EVAL_ID", "TaskRecord", "answer_and_grade",
-           "batch_holdout", "build_trace", "write_traces"]
+           "batch_holdout", "build_trace", "record_rows", "trace_records", "write_traces"]

@@ -34,34 +34,45 @@ PARENT_ARTIFACTS: dict[str, str] = {"report": artifacts.RUN_REPORT, "arms table"
                                     "cross-grading matrix": artifacts.XGRADE_MATRIX,
                                     "shared baseline and control table": artifacts.BASELINE_TABLE}
 _PARENT_TAG = "mlflow.parentRunId"
+#: the tag marking a side-by-side parent run (value ``side-by-side``)
+_KIND_TAG = "experiment.kind"
 
 
 class ReportError(ValueError):
     """The report cannot be made as asked (the message names the input and the fix)."""
 
 
-def _links(client: MlflowClient, run: Run) -> dict[str, str]:
-    uri = str(client.tracking_uri or "")
+def _links(tracking_uri: str, run_id: str, experiment_id: str, artifact_uri: str,
+           kind: str | None) -> dict[str, str]:
+    """The links of run ``run_id``; ``kind``: its ``experiment.kind`` tag (a side-by-side parent links its own
+    artifacts)."""
     links: dict[str, str] = {}
-    if uri.startswith(("http://", "https://")):
-        links["run"] = f"{uri.rstrip('/')}/#/experiments/{run.info.experiment_id}/runs/{run.info.run_id}"
+    if tracking_uri.startswith(("http://", "https://")):
+        links["run"] = f"{tracking_uri.rstrip('/')}/#/experiments/{experiment_id}/runs/{run_id}"
     else:
-        links["run"] = f"runs:/{run.info.run_id} (store {uri})"
-    parent = run.data.tags.get("experiment.kind") == "side-by-side"
-    linked = PARENT_ARTIFACTS if parent else LINKED_ARTIFACTS
-    links.update({label: f"runs:/{run.info.run_id}/{path}" for label, path in linked.items()})
-    links["artifact root"] = str(run.info.artifact_uri)
+        links["run"] = f"runs:/{run_id} (store {tracking_uri})"
+    linked = PARENT_ARTIFACTS if kind == "side-by-side" else LINKED_ARTIFACTS
+    links.update({label: f"runs:/{run_id}/{path}" for label, path in linked.items()})
+    links["artifact root"] = str(artifact_uri)
     return links
 
 
+def _run_links(client: MlflowClient, run: Run) -> dict[str, str]:
+    return _links(str(client.tracking_uri or ""), run.info.run_id, run.info.experiment_id, run.info.artifact_uri,
+                  run.data.tags.get(_KIND_TAG))
+
+
 def run_links(tracker: Any) -> dict[str, str]:
-    """Links of the run an :class:`~harness.tracking.tracker.MlflowTracker` logs into; ``{}`` for any other
-    tracker (no store) or before the run exists."""
+    """Links of the run an :class:`~harness.tracking.tracker.MlflowTracker` logs into, from what the tracker
+    knows (no store read, so the run need not wait for its queued writes); ``{}`` for any other tracker (no
+    store) or before the run exists."""
     from harness.tracking.tracker import MlflowTracker
 
-    if not isinstance(tracker, MlflowTracker) or not tracker.run_id:
+    if not isinstance(tracker, MlflowTracker) or not tracker.run_id or tracker.run_info is None:
         return {}
-    return _links(tracker.client, tracker.client.get_run(tracker.run_id))
+    info = tracker.run_info
+    return _links(tracker.store_uri, str(tracker.run_id), str(info.experiment_id),
+                  str(info.artifact_uri), tracker.logged_tag(_KIND_TAG))
 
 
 def _artifact_bytes(run_id: str, path: str, tracking_uri: str | None) -> bytes | None:
@@ -157,7 +168,7 @@ def _input(client: MlflowClient, run: Run, experiment: str, tracking_uri: str | 
                        metrics=dict(run.data.metrics), tags=dict(run.data.tags), rows=rows,
                        baseline_skill=text(artifacts.BASELINE_SKILL), evolved_skill=text(artifacts.EVOLVED_SKILL),
                        diff=text(artifacts.SKILL_DIFF), gates=_gates(run_id, tracking_uri) if with_rows else None,
-                       links=_links(client, run), run_name=run.info.run_name or "", status=run.info.status)
+                       links=_run_links(client, run), run_name=run.info.run_name or "", status=run.info.status)
 
 
 def read_report_input(experiment: str, run_id: str | None = None, tracking_uri: str | None = None) -> ReportInput:

@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -29,6 +30,8 @@ import pandas as pd
 from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIPTION, TAG_EVALUATION_OF
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
+from harness.tracking.tables import LoggedTables
+from harness.tracking.writer import StoreWriter
 
 if TYPE_CHECKING:
     from harness.engine.graders import Grader
@@ -136,7 +139,11 @@ class MlflowTracker:
     """Open (or resume) one MLflow run; see the module docstring for the status rules.
 
     All calls go through ``MlflowClient`` with this run's id, never through the fluent "active run", so
-    child runs, threads and processes cannot log into each other's runs.
+    child runs, threads and processes cannot log into each other's runs.  Every write after the run's start
+    goes through one writer thread (:class:`harness.tracking.writer.StoreWriter`): the run goes on while its
+    facts are written, in order, and leaving the context waits for them (issue 18: on SQLite, concurrent writers
+    wait on one another in SQLite's busy handler).  The tracker reads nothing back from the store during the run:
+    it keeps what it logged (params, tags, tables).
 
     Args:
         experiment_name: used when no run was created for us by ``mlflow run``.
@@ -156,49 +163,80 @@ class MlflowTracker:
         self.parent_run_id = parent_run_id
         self.tracking_uri = tracking_uri
         self.run_id: str | None = None
+        self.run_info: Any = None  #: the run's ``mlflow.entities.RunInfo`` when it was opened
         self._client: Any = None
-        self._writer: ThreadPoolExecutor | None = None
-        self._writes: list[Future[Any]] = []
-        self._metric_writes: list[Any] = []
-        #: evaluation runs (one per holdout variant) to end after their deferred traces: ending a run shuts
-        #: MLflow's async logging queue down, so they end in :meth:`flush`, never in the middle of the run
-        self._evaluation_runs: list[str] = []
+        self._writer: StoreWriter | None = None
+        self._params: dict[str, str] = {}  # params of the run (logged, or there when it was resumed)
+        self._tags: dict[str, str] = {}  # tags this tracker set
+        self._tables = LoggedTables()
+        self._stage: tempfile.TemporaryDirectory[str] | None = None  # copies of files queued for upload
+        self._holdout_experiment: str | None = None
         self._heartbeat: Any = None
 
     @property
     def client(self) -> Any:
-        """The ``mlflow.MlflowClient`` of this tracker."""
+        """The ``mlflow.MlflowClient`` of this tracker, after every queued write ran (so what the caller reads
+        includes what was logged)."""
+        if self._writer is not None:
+            self._writer.wait()
+        return self._store()
+
+    def _store(self) -> Any:
+        """The client, without waiting for queued writes (the writer thread's own calls, and run start)."""
         if self._client is None:
             import mlflow
 
             self._client = mlflow.MlflowClient(tracking_uri=self.tracking_uri)
         return self._client
 
+    @property
+    def writer(self) -> StoreWriter:
+        """The writer thread's queue of this tracker (one per tracker)."""
+        if self._writer is None:
+            self._writer = StoreWriter(self._store(), log_inputs=lambda run_id, datasets: retry_duplicate_insert(
+                lambda: self._store().log_inputs(run_id, datasets=datasets)))
+        return self._writer
+
+    @property
+    def store_uri(self) -> str:
+        """The tracking URI of this tracker's store (no store call)."""
+        return str(self._store().tracking_uri or "")
+
+    def logged_tag(self, key: str) -> str | None:
+        """The value this tracker set for the run's tag ``key`` (None if it set none): no store read."""
+        return self._tags.get(key)
+
     def _experiment_id(self) -> str:
-        experiment = self.client.get_experiment_by_name(self.experiment_name)
+        client = self._store()
+        experiment = client.get_experiment_by_name(self.experiment_name)
         if experiment is not None:
             return experiment.experiment_id
         try:
-            return self.client.create_experiment(self.experiment_name)
+            return client.create_experiment(self.experiment_name)
         except Exception:  # created meanwhile by a concurrent process
-            experiment = self.client.get_experiment_by_name(self.experiment_name)
+            experiment = client.get_experiment_by_name(self.experiment_name)
             if experiment is None:
                 raise
             return experiment.experiment_id
 
     def __enter__(self) -> MlflowTracker:
-        from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
+        from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS, MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
 
         from harness.tracking.reaper import liveness_tags
 
+        client = self._store()
         env_run = os.environ.get("MLFLOW_RUN_ID")
         tags = {**self.tags, **liveness_tags()}  # pid, host, heartbeat: a run whose process dies can be reaped
         if self.parent_run_id:
-            experiment_id = self.client.get_run(self.parent_run_id).info.experiment_id
+            experiment_id = client.get_run(self.parent_run_id).info.experiment_id
             tags[MLFLOW_PARENT_RUN_ID] = self.parent_run_id
         elif env_run:
             self.run_id = env_run
-            self.client.update_run(env_run, status="RUNNING", name=self.run_name)
+            client.update_run(env_run, status="RUNNING", name=self.run_name)
+            run = client.get_run(env_run)  # what `mlflow run` logged: its params and tags
+            self.run_info = run.info
+            self._params = dict(run.data.params)
+            self._tables = LoggedTables(run.data.tags.get(MLFLOW_LOGGED_ARTIFACTS))
             self.set_tags(tags)
             self._start_heartbeat()
             return self
@@ -209,8 +247,11 @@ class MlflowTracker:
         # MLflow's context tags, as the fluent start_run would add them: source, user, git commit
         from mlflow.tracking.context.registry import resolve_tags
 
-        run = self.client.create_run(experiment_id, tags=resolve_tags(tags), run_name=self.run_name)
+        resolved = resolve_tags(tags)
+        run = client.create_run(experiment_id, tags=resolved, run_name=self.run_name)
         self.run_id = run.info.run_id
+        self.run_info = run.info
+        self._tags.update({k: str(v) for k, v in resolved.items()})
         self._start_heartbeat()
         return self
 
@@ -228,56 +269,45 @@ class MlflowTracker:
             try:
                 self.flush()
             except BaseException:
-                self.client.set_terminated(self.run_id, "FAILED")
+                self._store().set_terminated(self.run_id, "FAILED")
                 raise
-            self.client.set_terminated(self.run_id, "FINISHED")
+            self._store().set_terminated(self.run_id, "FINISHED")
             return
         interrupted = issubclass(exc_type, (KeyboardInterrupt, SystemExit))
         status = "KILLED" if interrupted else "FAILED"
         if exc is not None and self.run_id:
             mark_ended_run(exc, self.run_id)
         try:
-            try:
-                self.flush()  # what was logged before the failure stays, deferred writes included
-            except Exception:  # the run's own exception is the one to report
-                pass
             text = redact_text("".join(traceback.format_exception(exc_type, exc, tb)))  # no URL credentials
             self.log_text(text, ERROR_TEXT)
             self.set_tags({"run.outcome": status.lower(),
                            "run.error": redact_text(str(exc) or exc_type.__name__)[:MAX_PARAM_CHARS]})
+            try:
+                self.flush()  # what was logged before the failure stays, queued writes included
+            except Exception:  # the run's own exception is the one to report
+                pass
         finally:
-            self.client.set_terminated(self.run_id, status)
+            self._store().set_terminated(self.run_id, status)
 
     def defer(self, write: Callable[[], Any]) -> None:
-        """Run ``write`` (a function writing to this tracker's store) in this tracker's writer thread, in
-        submission order, so the run goes on meanwhile; :meth:`flush` (called when the run ends) waits for it."""
-        if self._writer is None:
-            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harness-mlflow-writer")
-        self._writes.append(self._writer.submit(write))
+        """Run ``write`` (a function writing to this tracker's store) in this tracker's writer thread, after the
+        writes queued before it, so the run goes on meanwhile; :meth:`flush` (called when the run ends) waits for
+        it and raises its exception."""
+        self.writer.submit(write)
 
     def flush(self) -> None:
-        """Wait for every deferred write and async metric batch, then stop the writer thread.
+        """Wait for every queued write, then stop the writer thread and drop the staged file copies.
 
         Raises:
-            Exception: the first exception a deferred write raised (after all of them ended).
+            Exception: the first exception a queued write raised (after all of them ran).
         """
-        writes, self._writes = self._writes, []
-        errors: list[BaseException | None] = [f.exception() for f in writes]
-        metric_writes, self._metric_writes = self._metric_writes, []
-        for operation in metric_writes:
-            try:
-                operation.wait()
-            except Exception as exc:  # reported below, after every write ended
-                errors.append(exc)
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._writer = None
-        evaluation_runs, self._evaluation_runs = self._evaluation_runs, []
-        for eval_run in evaluation_runs:
-            self.client.set_terminated(eval_run, "FINISHED" if not any(errors) else "FAILED")
-        for error in errors:
-            if error is not None:
-                raise error
+        try:
+            if self._writer is not None:
+                self._writer.close()
+        finally:
+            if self._stage is not None:
+                self._stage.cleanup()
+                self._stage = None
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead.
@@ -288,71 +318,105 @@ class MlflowTracker:
         """
         from mlflow.entities import Param
 
-        existing = self.client.get_run(self.run_id).data.params
-        batch: list[Param] = []
+        batch: dict[str, Param] = {}
         for key, value in params.items():
             text = "" if value is None else str(value)
             if len(text) > MAX_PARAM_CHARS:
                 self.log_text(text, f"params/{key}.txt")
                 text = f"(long value: artifact params/{key}.txt)"
-            if key in existing:
-                if existing[key] in (text, shlex.quote(text)):
+            if key in self._params:
+                if self._params[key] in (text, shlex.quote(text)):
                     continue
                 key = f"harness.{key}"
-            batch.append(Param(key, text))
-        if batch:
-            self.client.log_batch(self.run_id, params=batch)
+            self._params[key] = text
+            batch[key] = Param(key, text)
+        self.writer.log_batch(str(self.run_id), params=batch)
 
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
-        """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway) through MLflow's
-        async logging (GEPA logs progress every iteration); they are in the store after :meth:`flush`."""
-        self._log_metrics_to(self.run_id, metrics, step)
+        """Log finite metrics (NaN values are skipped: MLflow would plot them as gaps anyway); GEPA logs progress
+        every iteration, and consecutive calls reach the store as one batch."""
+        self._log_metrics_to(str(self.run_id), metrics, step)
 
-    def _log_metrics_to(self, run_id: str | None, metrics: Mapping[str, float], step: int | None = None) -> None:
+    def _log_metrics_to(self, run_id: str, metrics: Mapping[str, float], step: int | None = None) -> None:
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
-        batch = [Metric(k, float(v), now, step or 0) for k, v in metrics.items() if v == v]
-        if batch:  # MLflow's async queue: batched with the next calls in its thread; flush() waits for it
-            self._metric_writes.append(self.client.log_batch(run_id, metrics=batch, synchronous=False))
+        self.writer.log_batch(run_id, metrics=[Metric(k, float(v), now, step or 0)
+                                               for k, v in metrics.items() if v == v])
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
         """Set tags on the run."""
         from mlflow.entities import RunTag
 
-        self.client.log_batch(self.run_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
+        values = {k: str(v) for k, v in tags.items()}
+        self._tags.update(values)
+        self.writer.log_batch(str(self.run_id), tags={k: RunTag(k, v) for k, v in values.items()})
 
     def log_text(self, text: str, artifact_file: str) -> None:
         """Log ``text`` as an artifact file."""
-        self.client.log_text(self.run_id, text, artifact_file)
+        run_id = self.run_id
+        self.writer.submit(lambda: self._store().log_text(run_id, text, artifact_file))
 
     def log_dict(self, data: Any, artifact_file: str) -> None:
         """Log JSON-serialisable ``data`` as an artifact file."""
         self.log_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), artifact_file)
 
     def log_table(self, frame: pd.DataFrame, artifact_file: str) -> None:
-        """Log ``frame`` with ``MlflowClient.log_table`` (shown in the UI's evaluation/table views)."""
-        self.client.log_table(self.run_id, data=frame, artifact_file=artifact_file)
+        """Log ``frame`` as an MLflow table (the file and the ``mlflow.loggedArtifacts`` tag that
+        ``MlflowClient.log_table`` writes, :mod:`harness.tracking.tables`), read by ``mlflow.load_table`` and the
+        UI's evaluation/table views; logged again under the same path, it is appended to.
+
+        Raises:
+            ValueError: ``artifact_file`` does not end in ``.json``.
+        """
+        from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS
+
+        text, tag = self._tables.add(frame, artifact_file)
+        self.log_text(text, artifact_file)
+        self.set_tags({MLFLOW_LOGGED_ARTIFACTS: tag})
+
+    def _staged(self, path: Path) -> Path:
+        """A copy of the file or folder ``path`` that stays until :meth:`flush` (the original may change or go
+        before the writer thread uploads it)."""
+        if self._stage is None:
+            self._stage = tempfile.TemporaryDirectory(prefix="harness-mlflow-stage-")
+        target = Path(tempfile.mkdtemp(dir=self._stage.name)) / path.name
+        if path.is_dir():
+            shutil.copytree(path, target)
+        else:
+            shutil.copy2(path, target)
+        return target
 
     def log_artifacts(self, directory: Path, artifact_path: str) -> None:
-        """Log every file in ``directory`` under ``artifact_path``."""
-        self.client.log_artifacts(self.run_id, str(directory), artifact_path=artifact_path)
+        """Log every file in ``directory`` under ``artifact_path`` (as they are now).
+
+        Raises:
+            OSError: ``directory`` cannot be read.
+        """
+        staged, run_id = self._staged(Path(directory)), self.run_id
+        self.writer.submit(lambda: self._store().log_artifacts(run_id, str(staged), artifact_path=artifact_path))
 
     def log_file(self, path: Path, artifact_path: str) -> None:
-        """Log one local file under ``artifact_path``."""
-        self.client.log_artifact(self.run_id, str(path), artifact_path=artifact_path)
+        """Log one local file under ``artifact_path`` (as it is now).
+
+        Raises:
+            OSError: ``path`` cannot be read.
+        """
+        staged, run_id = self._staged(Path(path)), self.run_id
+        self.writer.submit(lambda: self._store().log_artifact(run_id, str(staged), artifact_path=artifact_path))
 
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str,
                     source: str | None = None) -> None:
         """Log ``frame`` as an MLflow dataset input with ``context`` (trainset / valset / holdout); ``source``
-        (a task file's path) becomes the dataset's source."""
+        (a task file's path) becomes the dataset's source.  Consecutive datasets reach the store in one
+        ``log_inputs``."""
         import mlflow
         from mlflow.entities import DatasetInput, InputTag
         from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
         dataset = mlflow.data.from_pandas(frame, source=source, name=name, digest=digest)
         entity = DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
-        retry_duplicate_insert(lambda: self.client.log_inputs(self.run_id, datasets=[entity]))
+        self.writer.log_inputs(str(self.run_id), [entity])
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
                                delta: float | None, *, task_model: str = "",
@@ -361,6 +425,7 @@ class MlflowTracker:
         (the baseline is version 1), tagged with this run, the fitness, the verdict, the holdout delta, the task
         model and the dataset digest (:func:`harness.tracking.prompts.register_evolved`: an identical text
         reuses its version; the ``verified`` alias moves only on an ``improved`` verdict of a real model).
+        It runs in the writer thread, after the writes queued before it, and waits for its result.
 
         Returns the version, or None when the registry already holds a different baseline for this skill
         name (then nothing is registered and the tag ``registry.note`` says why).
@@ -369,10 +434,10 @@ class MlflowTracker:
 
         try:
             # parallel child runs race on the prompt's aliases; register_evolved is idempotent per run and text
-            version = retry_duplicate_insert(
+            version = self.writer.call(lambda: retry_duplicate_insert(
                 lambda: register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta,
-                                         client=self.client, task_model=task_model,
-                                         dataset_digest=dataset_digest))
+                                         client=self._store(), task_model=task_model,
+                                         dataset_digest=dataset_digest)))
         except BaselineMismatchError as exc:
             self.set_tags({"registry.note": str(exc)[:MAX_PARAM_CHARS]})
             return None
@@ -382,56 +447,89 @@ class MlflowTracker:
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]:
-        """Answer and grade the holdout in-process and write its traces in one batch
-        (:func:`harness.tracking.holdout_traces.batch_holdout`: one trace per task with the task LM's call and every
-        grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a fraction of its SQL writes;
-        BENCHMARKS.md, issue 18) into an evaluation run of their own, one per variant.
+        """Answer and grade the holdout in-process (:func:`harness.tracking.holdout_traces.answer_and_grade`) and
+        return its rows at once; the writer thread then writes one trace per task with the task LM's call and
+        every grader's assessment, as ``mlflow.genai.evaluate`` would write them, at a fraction of its SQL writes
+        (BENCHMARKS.md, issue 18), into an evaluation run of their own, one per variant.
 
         That run is named ``"<variant> · <run name>"``, lives in the experiment ``<this run's experiment>/holdout``
         (so the variants are separate evaluation runs that MLflow's "Compare to" view puts side by side per task,
         and this experiment's runs table holds only the harness's runs), is tagged ``holdout.evaluation_of`` = this
-        run, ``variant`` and a description, and holds the metrics ``<grader>/mean`` (over scored tasks),
-        ``<grader>/scored`` and ``<grader>/unscored``; this run gets the tag ``holdout.<variant>.run_id``.  The
-        rows are returned at once; the traces are written in the writer thread (:meth:`defer`); the evaluation
-        run ends in :meth:`flush`, when this run ends.
-        """
-        from harness.tracking.holdout_traces import batch_holdout
+        run, ``variant``, a description, ``mlflow.runType = genai_evaluate`` and ``holdout.<variant>.eval_id``,
+        holds the metrics ``<grader>/mean`` (over scored tasks), ``<grader>/scored`` and ``<grader>/unscored``,
+        and ends FINISHED once its traces are written (FAILED if a write failed, which :meth:`flush` raises);
+        this run gets the tag ``holdout.<variant>.run_id``.
 
-        eval_run = self._evaluation_run(variant)
-        try:
-            rows = batch_holdout(program, tasks, graders, variant, eval_run, num_threads=num_threads,
-                                 on_done=on_done, tracking_uri=self.client.tracking_uri, defer=self.defer)
-        except BaseException:  # the run fails with it: nothing more is logged asynchronously
-            self.client.set_terminated(eval_run, "FAILED")
-            raise
-        self._evaluation_runs.append(eval_run)  # ended by flush(), after its traces are written
-        self.set_tags({f"holdout.{variant}.run_id": eval_run})
-        self._log_evaluation_metrics(eval_run, rows)
+        Raises:
+            ValueError: duplicate grader names, no graders, an empty variant or ``num_threads < 1``.
+        """
+        from harness.tracking.genai_eval import check_holdout_arguments
+        from harness.tracking.holdout_traces import answer_and_grade, record_rows
+        from harness.tracking.scorers import grader_scorer
+
+        check_holdout_arguments("evaluate_holdout", graders, variant, num_threads)
+        scorers = [grader_scorer(g, aggregations=[], timeout=0) for g in graders]
+        records = answer_and_grade(program, tasks, scorers, num_threads=num_threads, on_done=on_done)
+        rows = record_rows(records, tasks, graders, variant) if tasks else []
+        metrics = _evaluation_metrics(rows)  # now: the caller may extend the list it gets back
+        self.writer.submit(lambda: self._write_evaluation(variant, records, metrics))
         return rows
 
-    def _evaluation_run(self, variant: str) -> str:
-        """Create the (running) evaluation run of ``variant``; returns its id."""
+    def _write_evaluation(self, variant: str, records: Sequence[Any], metrics: list[Any]) -> None:
+        """(Writer thread) the evaluation run of ``variant`` with its traces, metrics and tags; see
+        :meth:`evaluate_holdout`."""
+        from mlflow.entities import RunTag
+
+        from harness.tracking.holdout_traces import trace_records
+
+        client = self._store()
+        eval_run, experiment_id = self._evaluation_run(variant)
+        try:
+            tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
+                if records else {}
+            client.log_batch(eval_run, metrics=metrics,
+                             tags=[RunTag(k, v) for k, v in tags.items()])
+        except BaseException:
+            client.set_terminated(eval_run, "FAILED")
+            raise
+        client.set_terminated(eval_run, "FINISHED")
+        self._tags[f"holdout.{variant}.run_id"] = eval_run
+        client.log_batch(str(self.run_id), tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
+
+    def _evaluation_run(self, variant: str) -> tuple[str, str]:
+        """(Writer thread) create the (running) evaluation run of ``variant``; returns (its id, its experiment's)."""
         from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
 
-        run = self.client.get_run(self.run_id)
-        experiment = self.client.get_experiment(run.info.experiment_id)
-        holdout = MlflowTracker(experiment.name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
-        holdout._client = self.client
-        run_name = self.run_name or run.info.run_name or str(self.run_id)
+        client = self._store()
+        if self._holdout_experiment is None:
+            name = self.experiment_name
+            if self.parent_run_id or os.environ.get("MLFLOW_RUN_ID") or self.run_info is None:
+                name = client.get_experiment(client.get_run(self.run_id).info.experiment_id).name
+            holdout = MlflowTracker(name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
+            holdout._client = client
+            self._holdout_experiment = holdout._experiment_id()
+        run_name = self.run_name or (self.run_info.run_name if self.run_info else "") or str(self.run_id)
         # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
         name = f"{variant} · {run_name}"
         tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: str(self.run_id), "variant": variant,
                 TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{self.run_id}` ({run_name}): one "
                                   "trace per task with every grader's assessment. Compare it to the sibling "
                                   "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
-        return str(self.client.create_run(holdout._experiment_id(), tags=tags, run_name=name).info.run_id)
+        run = client.create_run(self._holdout_experiment, tags=tags, run_name=name)
+        return str(run.info.run_id), self._holdout_experiment
 
-    def _log_evaluation_metrics(self, eval_run: str, rows: Sequence[HoldoutRow]) -> None:
-        metrics: dict[str, float] = {}
-        for grader in dict.fromkeys(r.grader for r in rows):
-            scored = [r.composite for r in rows if r.grader == grader and r.composite == r.composite]
-            total = sum(1 for r in rows if r.grader == grader)
-            metrics[f"{grader}/mean"] = sum(scored) / len(scored) if scored else float("nan")
-            metrics[f"{grader}/scored"] = float(len(scored))
-            metrics[f"{grader}/unscored"] = float(total - len(scored))
-        self._log_metrics_to(eval_run, metrics)
+
+def _evaluation_metrics(rows: Sequence[HoldoutRow]) -> list[Any]:
+    """``<grader>/mean`` (over scored tasks; NaN, so left out, when none), ``<grader>/scored`` and
+    ``<grader>/unscored`` of one variant's rows, as ``mlflow.entities.Metric`` objects."""
+    from mlflow.entities import Metric
+
+    now = int(time.time() * 1000)
+    metrics: dict[str, float] = {}
+    for grader in dict.fromkeys(r.grader for r in rows):
+        scored = [r.composite for r in rows if r.grader == grader and r.composite == r.composite]
+        total = sum(1 for r in rows if r.grader == grader)
+        metrics[f"{grader}/mean"] = sum(scored) / len(scored) if scored else float("nan")
+        metrics[f"{grader}/scored"] = float(len(scored))
+        metrics[f"{grader}/unscored"] = float(total - len(scored))
+    return [Metric(k, v, now, 0) for k, v in metrics.items() if v == v]

@@ -1,0 +1,237 @@
+"""One thread writing a run's facts to the tracking store, in submission order, so the run never waits on it.
+
+:class:`StoreWriter` is the only thread of a :class:`~harness.tracking.tracker.MlflowTracker` that writes to its
+store.  Why one thread (issue 18, BENCHMARKS.md): on SQLite every write takes the database's single write lock,
+and a second writer meanwhile (MLflow's async metric pool, the main thread) waits in SQLite's busy handler, which
+sleeps 1 to 100 ms at a time; a profiled zero-latency run spent 3 s of its 5 s so.  Writes queued here never
+compete, and the main thread only enqueues them (microseconds).
+
+Consecutive key-value writes to one run are coalesced into one ``MlflowClient.log_batch`` (one transaction), and
+consecutive dataset inputs into one ``log_inputs``, within MLflow's batch limits; any other write is a function
+run as it is.  A failed write does not stop the later ones: the errors are kept and :meth:`StoreWriter.close`
+raises the first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: MLflow's limits for one ``log_batch`` (``mlflow.utils.validation``): entities in all, params, tags
+MAX_BATCH_ENTITIES = 1000
+MAX_BATCH_PARAMS = 100
+MAX_BATCH_TAGS = 100
+
+
+@dataclass
+class _Batch:
+    """Metrics, params and tags for one run (``log_batch``); tags by key, so a later value wins, as it would."""
+
+    run_id: str
+    metrics: list[Any] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, Any] = field(default_factory=dict)
+
+    def size(self) -> int:
+        return len(self.metrics) + len(self.params) + len(self.tags)
+
+    def absorb(self, other: _Batch) -> bool:
+        """Add ``other`` to this batch if the sum stays one valid ``log_batch`` (same run, within the limits, no
+        param key twice: MLflow refuses a batch repeating one); returns whether it did."""
+        if (other.run_id != self.run_id or self.size() + other.size() > MAX_BATCH_ENTITIES
+                or len(self.params) + len(other.params) > MAX_BATCH_PARAMS
+                or len(self.tags.keys() | other.tags.keys()) > MAX_BATCH_TAGS
+                or self.params.keys() & other.params.keys()):
+            return False
+        self.metrics += other.metrics
+        self.params.update(other.params)
+        self.tags.update(other.tags)
+        return True
+
+
+@dataclass
+class _Inputs:
+    """Dataset inputs of one run (``log_inputs``)."""
+
+    run_id: str
+    datasets: list[Any]
+
+    def absorb(self, other: _Inputs) -> bool:
+        if other.run_id != self.run_id:
+            return False
+        self.datasets += other.datasets
+        return True
+
+
+@dataclass
+class _Call:
+    """Any other write: ``function()``, its result or exception set on ``future``; ``report``: its exception is
+    also raised by :meth:`StoreWriter.close` (nobody waits on the future of a deferred write)."""
+
+    function: Callable[[], Any]
+    report: bool = True
+    future: Future[Any] = field(default_factory=Future)
+
+
+_Op = _Batch | _Inputs | _Call
+#: the queue's stop mark
+_STOP = _Call(lambda: None)
+
+
+class StoreWriter:
+    """A FIFO of writes to one store, run by one daemon thread (started on the first write).
+
+    Args:
+        client: the ``mlflow.MlflowClient`` the writes go through.
+        log_inputs: how a run's dataset inputs are written, ``(run_id, datasets)``; default
+            ``client.log_inputs`` (the tracker wraps it in its duplicate-insert retry).
+    """
+
+    def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None) -> None:
+        self._client = client
+        self._log_inputs = log_inputs or (lambda run_id, datasets: client.log_inputs(run_id, datasets=datasets))
+        self._queue: deque[_Op] = deque()
+        self._cond = threading.Condition()
+        self._submitted = 0
+        self._done = 0
+        self._errors: list[BaseException] = []
+        self._thread: threading.Thread | None = None
+        self.seconds = 0.0  # wall time of the writes in this writer's thread, s (for benchmarks)
+        self.cpu_seconds = 0.0  # CPU time of that thread in them, s (the share the run's own threads lose)
+
+    # -------------------------------------------------------------------------------------------- enqueue
+
+    def log_batch(self, run_id: str, *, metrics: Sequence[Any] = (), params: Mapping[str, Any] | None = None,
+                  tags: Mapping[str, Any] | None = None) -> None:
+        """Queue ``mlflow.entities`` Metric, Param and RunTag objects (params and tags by key) for run ``run_id``."""
+        batch = _Batch(run_id, list(metrics), dict(params or {}), dict(tags or {}))
+        if batch.size():
+            self._put(batch)
+
+    def log_inputs(self, run_id: str, datasets: Sequence[Any]) -> None:
+        """Queue ``mlflow.entities.DatasetInput`` objects for run ``run_id``."""
+        if datasets:
+            self._put(_Inputs(run_id, list(datasets)))
+
+    def submit(self, function: Callable[[], T], *, report: bool = True) -> Future[T]:
+        """Queue ``function`` (a write through this store); returns its future (result or exception).  With
+        ``report``, its exception is also raised by :meth:`close`."""
+        call = _Call(function, report)
+        self._put(call)
+        return call.future
+
+    def call(self, function: Callable[[], T]) -> T:
+        """Run ``function`` in the writer thread after every write queued before it, and return its result.
+
+        Raises:
+            Exception: whatever ``function`` raised.
+        """
+        return self.submit(function, report=False).result()
+
+    def _put(self, op: _Op) -> None:
+        with self._cond:
+            self._queue.append(op)
+            self._submitted += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="harness-mlflow-writer", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------------------------------------ wait
+
+    def wait(self) -> None:
+        """Block until every write queued so far has run (errors stay kept for :meth:`close`)."""
+        with self._cond:
+            target = self._submitted
+            while self._done < target:
+                self._cond.wait()
+
+    def close(self) -> None:
+        """Wait for every queued write, then stop the thread (a later write starts a new one).
+
+        Raises:
+            Exception: the first exception a queued write raised (every write ran), once.
+        """
+        self.wait()
+        with self._cond:
+            thread = self._thread
+            if thread is not None:
+                self._queue.append(_STOP)
+                self._cond.notify_all()
+        if thread is not None:
+            thread.join()
+        with self._cond:
+            errors, self._errors = self._errors, []
+        if errors:
+            raise errors[0]
+
+    # -------------------------------------------------------------------------------------------- the thread
+
+    def _loop(self) -> None:
+        import time
+
+        while True:
+            with self._cond:
+                while not self._queue:
+                    self._cond.wait()
+                ops = list(self._queue)
+                self._queue.clear()
+            stop = any(op is _STOP for op in ops)
+            for op, count in _coalesce([op for op in ops if op is not _STOP]):
+                started, cpu = time.perf_counter(), time.thread_time()
+                try:
+                    self._run(op)
+                except BaseException as exc:  # kept for close(); the later writes still run
+                    if not isinstance(op, _Call) or op.report:
+                        self._errors.append(exc)
+                finally:
+                    self.seconds += time.perf_counter() - started
+                    self.cpu_seconds += time.thread_time() - cpu
+                    with self._cond:
+                        self._done += count
+                        self._cond.notify_all()
+            if stop:
+                with self._cond:
+                    if not self._queue:
+                        self._thread = None  # the next write starts a new thread
+                        return
+                    self._queue.append(_STOP)  # writes came meanwhile: they run first
+
+    def _run(self, op: _Op) -> None:
+        if isinstance(op, _Batch):
+            self._client.log_batch(op.run_id, metrics=op.metrics, params=list(op.params.values()),
+                                   tags=list(op.tags.values()))
+        elif isinstance(op, _Inputs):
+            self._log_inputs(op.run_id, op.datasets)
+        else:
+            try:
+                op.future.set_result(op.function())
+            except BaseException as exc:
+                op.future.set_exception(exc)
+                raise
+
+
+def _coalesce(ops: Sequence[_Op]) -> list[tuple[_Op, int]]:
+    """``ops`` with each run of mergeable neighbours (batches, inputs) merged: (op, how many ops it stands for)."""
+    merged: list[tuple[_Op, int]] = []
+    for op in ops:
+        if merged and not isinstance(op, _Call):
+            last, count = merged[-1]
+            if type(last) is type(op) and last.absorb(op):  # type: ignore[union-attr, arg-type]
+                merged[-1] = (last, count + 1)
+                continue
+        if isinstance(op, _Batch):  # a copy: absorbing into it must not change what the caller queued
+            op = _Batch(op.run_id, list(op.metrics), dict(op.params), dict(op.tags))
+        elif isinstance(op, _Inputs):
+            op = _Inputs(op.run_id, list(op.datasets))
+        merged.append((op, 1))
+    return merged
+
+
+__all__ = ["MAX_BATCH_ENTITIES", "MAX_BATCH_PARAMS", "MAX_BATCH_TAGS", "StoreWriter"]

@@ -1,0 +1,163 @@
+"""The tracker's store writes (issue 18): one writer thread, in order, coalesced; tables as MLflow writes them; the
+holdout traces of a variant in one transaction with the same rows as one ``start_trace`` each."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from typing import Any
+
+import mlflow
+import pandas as pd
+import pytest
+from mlflow.entities import AssessmentSource, Feedback, Metric, Param, RunTag, TraceInfo, TraceLocation, TraceState
+
+from harness.tracking import trace_batch
+from harness.tracking.tables import LoggedTables, table_json
+from harness.tracking.tracker import MlflowTracker
+from harness.tracking.writer import MAX_BATCH_PARAMS, StoreWriter
+
+
+class RecordingClient:
+    """Records the ``log_batch`` calls a writer makes (thread, run, metric keys, params, tags); ``gate`` holds the
+    first call until set, so the writes queued meanwhile can coalesce."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, list[str], dict[str, str], dict[str, str]]] = []
+        self.gate = threading.Event()
+
+    def log_batch(self, run_id: str, metrics: Any = (), params: Any = (), tags: Any = ()) -> None:
+        self.gate.wait(5)
+        self.calls.append((threading.current_thread().name, run_id, [m.key for m in metrics],
+                           {p.key: p.value for p in params}, {t.key: t.value for t in tags}))
+
+
+def _metric(key: str, value: float = 1.0) -> Metric:
+    return Metric(key, value, 0, 0)
+
+
+def test_writes_run_in_order_in_one_thread_and_neighbours_coalesce() -> None:
+    client = RecordingClient()
+    writer = StoreWriter(client)
+    writer.log_batch("r1", metrics=[_metric("first")])  # taken at once, held by the gate
+    time.sleep(0.1)
+    order: list[str] = []
+    writer.log_batch("r1", metrics=[_metric("a")], tags={"t": RunTag("t", "1")})
+    writer.log_batch("r1", metrics=[_metric("b")], tags={"t": RunTag("t", "2")})  # later tag value wins
+    writer.log_batch("r2", params={"p": Param("p", "x")})  # another run: a batch of its own
+    writer.submit(lambda: order.append("call"))
+    writer.log_batch("r1", metrics=[_metric("c")])  # after a call: not merged across it
+    client.gate.set()
+    writer.close()
+    assert [(run, keys, tags) for _, run, keys, _, tags in client.calls] == [
+        ("r1", ["first"], {}), ("r1", ["a", "b"], {"t": "2"}), ("r2", [], {}), ("r1", ["c"], {})]
+    assert client.calls[2][3] == {"p": "x"} and order == ["call"]
+    assert {name for name, *_ in client.calls} == {"harness-mlflow-writer"}
+
+
+def test_a_batch_never_repeats_a_param_key_nor_exceeds_mlflows_limits() -> None:
+    client = RecordingClient()
+    writer = StoreWriter(client)
+    writer.log_batch("r", metrics=[_metric("hold")])
+    time.sleep(0.1)
+    writer.log_batch("r", params={"k": Param("k", "1")})
+    writer.log_batch("r", params={"k": Param("k", "1")})  # MLflow refuses a batch naming a param twice
+    for i in range(MAX_BATCH_PARAMS + 5):
+        writer.log_batch("r", params={f"p{i}": Param(f"p{i}", "v")})
+    client.gate.set()
+    writer.close()
+    batches = [params for *_, params, _ in client.calls[1:]]
+    assert all(len(b) <= MAX_BATCH_PARAMS for b in batches)
+    assert sum("k" in b for b in batches) == 2
+    assert sum(len(b) for b in batches) == MAX_BATCH_PARAMS + 7
+
+
+def test_a_failed_write_does_not_stop_later_ones_and_close_raises_it_once() -> None:
+    done: list[int] = []
+    writer = StoreWriter(RecordingClient())
+
+    def fail() -> None:
+        raise RuntimeError("store refused")
+
+    writer.submit(fail)
+    writer.submit(lambda: done.append(1))
+    with pytest.raises(RuntimeError, match="store refused"):
+        writer.close()
+    assert done == [1]
+    writer.close()  # reported once
+    with pytest.raises(ValueError, match="sync"):  # a call's exception goes to its caller, not to close()
+        writer.call(lambda: (_ for _ in ()).throw(ValueError("sync")))
+    writer.close()
+
+
+def test_logged_tables_append_and_tag_like_mlflow(mlflow_store: str) -> None:
+    first = pd.DataFrame({"task_id": ["a", "b"], "score": [1.0, 0.5]})
+    with MlflowTracker("tables") as tracker:
+        tracker.log_table(first, "holdout/table.json")
+        tracker.log_table(first.iloc[:1], "holdout/table.json")  # appended, as MlflowClient.log_table does
+        tracker.log_table(first, "other.json")
+        with pytest.raises(ValueError, match="must end in .json"):
+            tracker.log_table(first, "table.csv")
+    run_id = str(tracker.run_id)
+    mlflow.set_experiment("tables")
+    table = mlflow.load_table("holdout/table.json", run_ids=[run_id])
+    assert list(table.task_id) == ["a", "b", "a"] and list(table.columns) == ["task_id", "score"]
+    tag = json.loads(mlflow.get_run(run_id).data.tags["mlflow.loggedArtifacts"])
+    assert tag == [{"path": "holdout/table.json", "type": "table"}, {"path": "other.json", "type": "table"}]
+    # the same file MlflowClient.log_table writes
+    client = mlflow.MlflowClient()
+    reference = client.create_run(client.get_experiment_by_name("tables").experiment_id).info.run_id
+    client.log_table(reference, first, "other.json")
+    assert mlflow.artifacts.load_text(f"runs:/{reference}/other.json") == table_json(first) \
+        == mlflow.artifacts.load_text(f"runs:/{run_id}/other.json")
+    assert json.loads(LoggedTables('[{"path": "x.json", "type": "table"}]').add(first, "y.json")[1]) == [
+        {"path": "x.json", "type": "table"}, {"path": "y.json", "type": "table"}]
+
+
+def _infos(experiment_id: str, n: int) -> list[TraceInfo]:
+    infos = []
+    for i in range(n):
+        trace_id = f"tr-{uuid.uuid4().hex}"
+        feedback = [Feedback(name=f"grader{j}", value=0.25 * j, rationale=f"why {i}", trace_id=trace_id,
+                             source=AssessmentSource(source_type="CODE", source_id="test"), metadata={"m": str(j)})
+                    for j in range(2)]
+        infos.append(TraceInfo(trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
+                               request_time=1_700_000_000_000 + i, state=TraceState.OK, request_preview="q",
+                               response_preview="a", execution_duration=3,
+                               trace_metadata={"mlflow.trace_schema.version": "3", "k": str(i)},
+                               tags={"task_id": str(i), "mlflow.traceName": "holdout.baseline"},
+                               assessments=feedback))
+    return infos
+
+
+def _stored(client: Any, experiment_id: str) -> list[tuple[Any, ...]]:
+    """Every stored trace of the experiment as comparable facts (tags, metadata, assessments), by task id."""
+    out = []
+    for info in client.search_traces(locations=[experiment_id], max_results=100, include_spans=False):
+        info = info.info
+        tags = {k: v for k, v in info.tags.items() if k != "mlflow.artifactLocation"}
+        metadata = {k: v for k, v in info.trace_metadata.items() if k != "mlflow.trace.sizeBytes"}
+        assessments = sorted((a.name, a.value, a.rationale, json.dumps(a.metadata, sort_keys=True))
+                             for a in info.assessments)
+        out.append((tags["task_id"], json.dumps(tags, sort_keys=True), json.dumps(metadata, sort_keys=True),
+                    info.state, info.execution_duration, assessments))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("break_batch", [False, True], ids=["one-transaction", "fallback"])
+def test_batched_traces_are_the_traces_start_trace_writes(mlflow_store: str, break_batch: bool,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlflow.tracing.client import TracingClient
+
+    client = mlflow.MlflowClient()
+    tracing = TracingClient(mlflow_store)
+    one_by_one, batched = client.create_experiment("each"), client.create_experiment("batch")
+    for info in _infos(one_by_one, 5):
+        tracing.start_trace(info)
+    if break_batch:  # another MLflow version without the private writer: the public path, same rows
+        monkeypatch.setattr(trace_batch, "_STORE_NAMES", ("_no_such_method",))
+    assert trace_batch.start_traces(tracing, _infos(batched, 5)) == ("each" if break_batch else "batch")
+    expected = _stored(client, one_by_one)
+    assert len(expected) == 5 and _stored(client, batched) == expected
