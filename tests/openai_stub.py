@@ -35,6 +35,7 @@ Usage::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -163,7 +164,9 @@ class StubServer:
                     return
                 if status == -2:  # timeout: keep the client waiting, then an empty reply
                     time.sleep(stub.hang_s)
-                    status = 200
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up: fine
+                        self._send(200, payload, headers)
+                    return
                 self._send(status, payload, headers)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
