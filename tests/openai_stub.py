@@ -19,6 +19,8 @@ Scriptable failures:
   ``hang_s`` seconds, then an empty reply).
 * ``fail_share=s``: besides ``fail_first``, a deterministic share ``s`` of requests fails (request k fails
   when ``floor(k*s) > floor((k-1)*s)``: 0.2 fails every fifth, 1.0 every one).
+* ``pass_first=P``: the first P chat requests always succeed and the share counts from request P+1 on
+  (``pass_first=1, fail_share=1.0``: a model that answers the preflight's probe, then fails every call).
 
 Every status failure carries ``Retry-After: <retry_after>`` (``"0"`` by default, so DSPy retries at once).
 
@@ -33,6 +35,7 @@ Usage::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -69,12 +72,13 @@ class StubServer:
         fault: ``status``, ``empty``, ``garbage`` or ``timeout`` (module docstring).
         fail_share: deterministic share of requests that fail (module docstring).
         hang_s: how long a ``timeout`` fault keeps the client waiting.
+        pass_first: how many of the first chat requests always succeed (module docstring).
     """
 
     def __init__(self, rule: str = "arxiv", *, fail_first: int = 0, fail_status: int = 429,
                  retry_after: str | None = "0", fail_when: Callable[[str], bool] | None = None,
                  model: str = "stub-model", delay_s: float = 0.0, fault: str = "status",
-                 fail_share: float = 0.0, hang_s: float = 5.0) -> None:
+                 fail_share: float = 0.0, hang_s: float = 5.0, pass_first: int = 0) -> None:
         if rule not in ("arxiv", "echo"):
             raise ValueError(f"unknown rule {rule!r}; use 'arxiv' or 'echo'")
         if fault not in ("status", "empty", "garbage", "timeout"):
@@ -82,6 +86,7 @@ class StubServer:
         self.fault = fault
         self.fail_share = fail_share
         self.hang_s = hang_s
+        self.pass_first = pass_first
         self.rule = rule
         self.fail_first = fail_first
         self.fail_status = fail_status
@@ -159,7 +164,9 @@ class StubServer:
                     return
                 if status == -2:  # timeout: keep the client waiting, then an empty reply
                     time.sleep(stub.hang_s)
-                    status = 200
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up: fine
+                        self._send(200, payload, headers)
+                    return
                 self._send(status, payload, headers)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -192,8 +199,9 @@ class StubServer:
             self.requests += 1
             self.bodies.append(body)
             number = self.requests
-            fail = number <= self.fail_first or (
-                self.fail_share > 0 and int(number * self.fail_share) > int((number - 1) * self.fail_share))
+            counted = number - self.pass_first  # the share counts from the first request not passed
+            fail = number > self.pass_first and (counted <= self.fail_first or (
+                self.fail_share > 0 and int(counted * self.fail_share) > int((counted - 1) * self.fail_share)))
             status = self.fail_status if fail else 0
             if not fail and self.fail_when is not None and self.fail_when(user):
                 fail, status = True, 500

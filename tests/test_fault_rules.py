@@ -91,12 +91,14 @@ def test_claim_report_says_pairs_were_excluded_for_faults() -> None:
     assert "1 holdout pair(s) were excluded" in report
 
 
-@pytest.mark.parametrize("status", [429, 500])
-def test_preflight_refuses_429_and_5xx_after_retries(status: int) -> None:
+@pytest.mark.parametrize(("status", "what", "fix"), [(429, "rate-limited", "lower --num-threads"),
+                                                    (500, "server error", "check the server")])
+def test_preflight_refuses_429_and_5xx_after_retries_naming_the_fix(status: int, what: str, fix: str) -> None:
     with StubServer(fail_first=100, fail_status=status) as stub:
-        with pytest.raises(ModelError, match="rate-limited" if status == 429 else "server error"):
+        with pytest.raises(ModelError, match=what) as info:
             check_models({"task": ModelSpec("openai/stub-model", api_base=stub.url)})
         assert stub.requests == 3  # one call and two retries
+    assert fix in str(info.value)  # the one line says what to do, not only what happened
 
 
 def test_summary_shows_lm_errors() -> None:

@@ -228,7 +228,8 @@ def _failure_message(role: str, model: str, address: str, info: ProviderInfo, ex
         return (f"{role} model {model} is rate-limited at {address} (HTTP 429 after retries): {brief}; "
                 "wait, lower --num-threads, or use another key or endpoint")
     if isinstance(exc, LMServerError):
-        return f"{role} model {model} has a server error at {address} (after retries): {brief}"
+        return (f"{role} model {model} has a server error at {address} (after retries): {brief}; "
+                "check the server (its log names the error) or use another endpoint, then rerun")
     if isinstance(exc, EmptyReplyError):
         return f"{role} model {model} answered with empty content at {address}: check the model name and server"
 
@@ -238,7 +239,8 @@ def _failure_message(role: str, model: str, address: str, info: ProviderInfo, ex
     if isinstance(exc, LMAuthError):
         return f"{role} model {model} was refused at {address}: authentication failed ({brief}); check {keys}"
     if isinstance(exc, LMTimeoutError) or _timed_out(exc):
-        return f"{role} model {model} did not answer at {address} within {timeout_s:g} s: {brief}"
+        return (f"{role} model {model} did not answer at {address} within {timeout_s:g} s: {brief}; "
+                "check that the server is up and has the model loaded")
     if isinstance(exc, LMTransportError):
         return f"{role} model {model} is unreachable at {address}: {brief}"
     if isinstance(exc, LMInvalidRequestError):
