@@ -28,7 +28,9 @@ import pandas as pd
 
 from harness import artifacts
 from harness.analysis.assess import Assessment, assess
+from harness.analysis.describe import ab_parent_description
 from harness.analysis.plot_jobs import PlotJobs
+from harness.claims import log_glance, log_skill_previews
 from harness.config import AB_SPLIT_CHOICES, ConfigError, EvolveConfig
 from harness.engine import holdout as evaluate
 from harness.engine.graders import Grader
@@ -38,7 +40,6 @@ from harness.models.roles import Models, build_models
 from harness.reporting import Reporter
 from harness.run import Setup, check_models_answer, grade_variant, holdout_plots, log_setup, prepared
 from harness.skills.candidates import Candidate, load_candidate, same_frontmatter
-from harness.skills.diff import unified_diff
 from harness.skills.files import Skill, SkillError, find_skill, load_skill
 from harness.skills.gates import GateResult
 from harness.tracking.tracker import MlflowTracker, Tracker
@@ -187,8 +188,7 @@ def candidate_run(graded: Setup, config: EvolveConfig, plan: AbPlan, candidate: 
     finally:
         tracker.log_dict({"errors": models.usage.errors()}, artifacts.LM_ERRORS)
     tracker.log_text(candidate.skill.text, artifacts.CANDIDATE_SKILL)
-    tracker.log_text(unified_diff(plan.baseline.text, candidate.skill.text, "SKILL.md") or "(no change)\n",
-                     artifacts.SKILL_DIFF)
+    log_skill_previews(plan.baseline.text, candidate.skill.text, artifacts.CANDIDATE_SKILL_PREVIEW, tracker)
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(graded.workdir / f"holdout_table.ab.{candidate.name}.csv", index=False)
@@ -199,8 +199,8 @@ def candidate_run(graded: Setup, config: EvolveConfig, plan: AbPlan, candidate: 
     metrics = evaluate.summarize(rows)
     wall = time.perf_counter() - started
     metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
-    tracker.log_metrics(metrics)
-    tracker.set_tags(claim.verdict.to_tags())
+    metrics.update(log_glance(claim, rows, metrics, tasks, tracker, lead=f"A/B comparison (no optimizer) of the "
+                              f"candidate `{candidate.skill.path.name}` against the baseline:"))
     tracker.log_text(_note(plan, candidate, split, tasks) + claim.report, artifacts.CLAIM_REPORT)
     for path in jobs.results():
         tracker.log_file(path, artifacts.PLOTS_DIR)
@@ -254,6 +254,11 @@ def ab_many(config: EvolveConfig, plan: AbPlan, split: str, parent: MlflowTracke
                                                   for r in ranked(results))[:500]})
         if found:
             parent.set_tags({"ab.disagreements": " | ".join(found)[:500]})
+        parent.set_tags({artifacts.TAG_VERDICT: " · ".join(f"{r.candidate.name}: {r.verdict}"
+                                                           for r in ranked(results))[:500],
+                         artifacts.TAG_DESCRIPTION: ab_parent_description(
+                             frame, baseline=str(plan.baseline.path), split=split, task_model=config.task_model,
+                             disagreements=len(found))})
         parent.log_metrics({**models.usage.metrics(),
                             **{f"ab.{r.candidate.name}.{g}.delta": r.delta(g) for r in results
                                for g in (PRIMARY, *OTHER_GRADERS)}})

@@ -27,6 +27,7 @@ AB_SUMMARY = "ab/summary.txt"
 SKILL_DIFF_PREVIEW = "skill/diff.md"
 BASELINE_SKILL_PREVIEW = "skill/baseline/preview.md"
 EVOLVED_SKILL_PREVIEW = "skill/evolved/preview.md"
+CANDIDATE_SKILL_PREVIEW = "skill/candidate/preview.md"
 #: one row per holdout task: each variant's answer and grades side by side, and the flip
 PER_TASK_TABLE = "holdout/per_task.json"
 #: the long tail of statistics (one row per grader), instead of dozens of metric columns

@@ -1,5 +1,6 @@
 """Logging a run's evidence beside its verdict (sequencing only; the analysis is :mod:`harness.analysis`):
-the no-skill control, grader agreement, cost per verified improvement, and the run report (``report.md``).
+what the MLflow UI shows at a glance (description, headline metrics, per-task pivot, previews), the no-skill
+control, grader agreement, cost per verified improvement, and the run report (``report.md``).
 
 :func:`log_run_evidence` and :func:`log_run_report` are called by :func:`harness.run.evolve_run`;
 :func:`log_experiment_evidence` by :func:`harness.compare.compare` for the parent of a side-by-side experiment.
@@ -14,12 +15,15 @@ from typing import Any
 import pandas as pd
 
 from harness import artifacts
+from harness.analysis import describe
 from harness.analysis.agreement import agreement_frame_rows, agreements, pooled_rows
+from harness.analysis.assess import Assessment
 from harness.analysis.cost import arm_cost_row
 from harness.analysis.evidence import RunEvidence, run_evidence
 from harness.analysis.report import ReportInput, build_report, gate_records
 from harness.analysis.stats import PairedStats
 from harness.engine.holdout import HoldoutRow
+from harness.skills.diff import unified_diff
 from harness.skills.gates import GateResult
 from harness.tracking.reports import run_links
 from harness.tracking.tracker import Tracker
@@ -29,6 +33,40 @@ AGREEMENT_PLOT_DIR = artifacts.AGREEMENT_DIR
 ARMS_TABLE = artifacts.ARMS_TABLE
 GATES_JSON = artifacts.GATES_JSON
 RUN_REPORT = artifacts.RUN_REPORT
+
+
+def log_glance(claim: Assessment, rows: Sequence[HoldoutRow], metrics: Mapping[str, float], holdout_size: int,
+               tracker: Tracker, *, lead: str = "") -> dict[str, float]:
+    """Log what the MLflow UI shows of a run at a glance, and return its headline metrics.
+
+    In order: the headline metrics (:func:`~harness.analysis.describe.headline_metrics`, first so they lead the
+    run page's metric list), ``metrics`` without the long tail (:func:`~harness.analysis.describe.is_tail_metric`),
+    the statistics table ``stats/statistics.json``, the per-task pivot ``holdout/per_task.json``, and the verdict
+    tags with the description (``mlflow.note.content``; ``lead`` opens its first line).
+    """
+    primary = describe.PRIMARY
+    headline = describe.headline_metrics(claim.stats, claim.verdict, primary)
+    tracker.log_metrics(headline)
+    tracker.log_metrics({k: v for k, v in metrics.items() if not describe.is_tail_metric(k)})
+    tracker.log_table(describe.statistics_table(claim.stats, claim.verdict, metrics), artifacts.STATS_TABLE)
+    tracker.log_table(describe.per_task_pivot(rows, primary), artifacts.PER_TASK_TABLE)
+    tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: describe.run_description(
+        claim.verdict, claim.stats, holdout_size, primary, lead=lead)})
+    return headline
+
+
+def log_skill_previews(baseline_text: str, evolved_text: str, evolved_preview: str, tracker: Tracker) -> str:
+    """Log ``skill/diff.patch`` and the previewable copies the artifact viewer renders: ``skill/diff.md`` and the
+    two SKILL.md files as markdown (``skill/baseline/preview.md`` and ``evolved_preview``); returns the diff
+    (``""`` when the texts are equal)."""
+    tracker.log_text(describe.skill_preview_markdown(baseline_text, artifacts.BASELINE_SKILL),
+                     artifacts.BASELINE_SKILL_PREVIEW)
+    source = evolved_preview.rsplit("/", 1)[0] + "/SKILL.md"
+    tracker.log_text(describe.skill_preview_markdown(evolved_text, source), evolved_preview)
+    diff = unified_diff(baseline_text, evolved_text, "SKILL.md")
+    tracker.log_text(diff or "(no change)\n", artifacts.SKILL_DIFF)
+    tracker.log_text(describe.diff_markdown(diff, artifacts.SKILL_DIFF), artifacts.SKILL_DIFF_PREVIEW)
+    return diff
 
 
 def log_gates(gate: GateResult, tracker: Tracker) -> None:
@@ -119,5 +157,5 @@ def log_parent_report(*, experiment: str, params: Mapping[str, Any], metrics: Ma
     return text
 
 
-__all__ = ["RUN_REPORT", "log_experiment_evidence", "log_gates", "log_parent_report", "log_run_evidence",
-           "log_run_report"]
+__all__ = ["RUN_REPORT", "log_experiment_evidence", "log_gates", "log_glance", "log_parent_report", "log_run_evidence",
+           "log_run_report", "log_skill_previews"]

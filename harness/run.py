@@ -33,7 +33,7 @@ from harness.analysis.assess import Assessment, assess
 from harness.analysis.cost import usage_since
 from harness.analysis.evidence import RunEvidence, val_scores
 from harness.analysis.plot_jobs import PlotJobs
-from harness.claims import log_gates, log_run_evidence, log_run_report
+from harness.claims import log_gates, log_glance, log_run_evidence, log_run_report, log_skill_previews
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
 from harness.engine.faults import check_lm_faults
@@ -285,13 +285,7 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     tracker.set_tags({"gates": "no change" if unchanged else "passed" if gate.passed else "rejected"})
     log_gates(gate, tracker)
     tracker.log_text(skill.as_file(evolved_text), artifacts.EVOLVED_SKILL)
-    tracker.log_text(describe.skill_preview_markdown(skill.text, artifacts.BASELINE_SKILL),
-                     artifacts.BASELINE_SKILL_PREVIEW)
-    tracker.log_text(describe.skill_preview_markdown(evolved_text, artifacts.EVOLVED_SKILL),
-                     artifacts.EVOLVED_SKILL_PREVIEW)
-    diff = unified_diff(skill.text, evolved_text, "SKILL.md")
-    tracker.log_text(diff or "(no change)\n", artifacts.SKILL_DIFF)
-    tracker.log_text(describe.diff_markdown(diff, artifacts.SKILL_DIFF), artifacts.SKILL_DIFF_PREVIEW)
+    log_skill_previews(skill.text, evolved_text, artifacts.EVOLVED_SKILL_PREVIEW, tracker)
     return evolved_text, gate
 
 
@@ -379,19 +373,12 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
     claim = assess(rows, gate, skill=setup.skill.name, fitness=fitness, run_id=tracker.run_id, alpha=config.alpha,
                    seed=config.seed, unchanged=unchanged)
     metrics = evaluate.summarize(rows)
-    headline = describe.headline_metrics(claim.stats, claim.verdict, PRIMARY_GRADER)
-    tracker.log_metrics(headline)  # first, so they lead the run page's metric list
     wall = time.perf_counter() - started
     spent = usage_since(models.usage.metrics(), usage_before)
     metrics.update({**spent, **claim.metrics(), "wall_time_s": wall,
                     "fitness.unscored": metric.unscored, "fitness.grades": metric.grades,
                     **val_scores(result.candidates, setup.skill.body, evolved_body, fitness)})
-    tracker.log_metrics({k: v for k, v in metrics.items() if not describe.is_tail_metric(k)})
-    tracker.log_table(describe.statistics_table(claim.stats, claim.verdict, metrics), artifacts.STATS_TABLE)
-    tracker.log_table(describe.per_task_pivot(rows, PRIMARY_GRADER), artifacts.PER_TASK_TABLE)
-    metrics.update(headline)
-    tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: describe.run_description(
-        claim.verdict, claim.stats, len(setup.splits.holdout), PRIMARY_GRADER)})
+    metrics.update(log_glance(claim, rows, metrics, len(setup.splits.holdout), tracker))
     evidence = log_run_evidence(rows, spent, claim.stats, alpha=config.alpha, seed=config.seed,
                                 folder=plots_dir, tracker=tracker)
     metrics.update(evidence.metrics())

@@ -61,15 +61,28 @@ def test_ab_logs_one_tagged_run_with_statistics_and_claim(mlflow_store: str, tmp
     assert tags["ab.candidate_path"] == str((tmp_path / "lessons.md").resolve())
     assert tags["verdict"] in ("improved", "inconclusive")
     assert params["ab.split"] == "holdout" and params["ab.tasks"] == "3"
+    mlflow.set_experiment("skills/arxiv")
+    stats = mlflow.load_table("stats/statistics.json", run_ids=[run.info.run_id]).set_index("grader")
     for grader in ("verifier", "keyword", "judge"):
         assert metrics[f"holdout.{grader}.delta"] > 0, grader  # test/lessons: right only under the lessons
-        assert f"stats.{grader}.wilcoxon_p" in metrics and f"stats.{grader}.mcnemar_p" in metrics
+        assert not math.isnan(stats.loc[grader, "wilcoxon_p"]) and not math.isnan(stats.loc[grader, "mcnemar_p"])
+        assert not any(k.startswith("stats.") for k in metrics)  # the long tail is the table, as in evolution runs
+    # what the UI shows at a glance, as for an evolution run (issue 16): description, headline metrics, pivot
+    note = tags["mlflow.note.content"]
+    assert note.startswith("A/B comparison (no optimizer) of the candidate `lessons.md` against the baseline: **")
+    assert "verifier 0.500 → 1.000 (Δ +0.500) on 3 of 3 holdout tasks; 3 tasks flipped to correct, 0 to wrong" in note
+    assert metrics["verifier/delta"] == pytest.approx(0.5) and metrics["verifier/flipped_up"] == 3
+    pivot = mlflow.load_table("holdout/per_task.json", run_ids=[run.info.run_id])
+    assert list(pivot.columns[:2]) == ["task_id", "flipped"] and set(pivot.flipped) == {"↑ now correct"}
+    preview = mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/skill/candidate/preview.md")
+    assert preview.startswith("*Preview of `skill/candidate/SKILL.md`") and "```yaml\nname: arxiv" in preview
+    diff = mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/skill/diff.md")
+    assert "```diff" in diff and f"+{LESSONS_HEADING}" in diff
     assert metrics["holdout.verifier.baseline"] == pytest.approx(0.5)  # confidently wrong
     assert metrics["holdout.verifier.evolved"] == pytest.approx(1.0)
     claim = mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/claim_report.md")
     assert claim.startswith("> **A/B comparison (`harness ab`), not an evolution run**")
     assert "# Claim: arxiv" in claim and "| verifier |" in claim
-    mlflow.set_experiment("skills/arxiv")
     table = mlflow.load_table("holdout/holdout_table.json", run_ids=[run.info.run_id])
     assert set(table.variant) == {"baseline", "evolved"} and set(table.grader) == {"verifier", "keyword", "judge"}
     assert len(table) == 3 * 2 * 3
@@ -130,6 +143,15 @@ def test_candidates_rank_children_under_one_parent(mlflow_store: str, tmp_path: 
     assert summary.splitlines()[2].split()[:2] == ["rank", "candidate"]
     assert "1     lessons" in summary and "Disagreements: none" in summary
     assert "1. lessons" in out and "parent run id:" in out
+    # the parent says what it compared and each candidate's verdict (issue 16)
+    tags = mlflow.get_run(parent_id).data.tags
+    verdicts = dict(part.split(": ") for part in tags["verdict"].split(" · "))
+    assert list(verdicts) == ["lessons", "same"] and verdicts["same"] == "inconclusive"
+    note = tags["mlflow.note.content"]
+    assert note.startswith(f"A/B of 2 hand-written candidates against `{BASELINE.path}` (no optimizer) on the same "
+                           "3 tasks (holdout), task model `test/lessons`. **Verdicts: lessons ")
+    assert "Ranked by the verifier's paired Δ: 1. lessons Δ +0.500; 2. same Δ 0.000" in note
+    assert "`ab/ranking.json`" in note and "`claim_report.md`" in note
 
 
 def _rows(grader: str, baseline: list[float], evolved: list[float]) -> list[HoldoutRow]:

@@ -101,6 +101,9 @@ def test_per_task_pivot_puts_variants_side_by_side_with_flips_and_unscored() -> 
     pivot = describe.per_task_pivot(rows)
     assert list(pivot.task_id) == ["t0", "t1", "t2", "t3"]
     assert list(pivot.flipped) == ["↑ now correct", "↓ now wrong", "", "unscored"]
+    # what the artifact viewer shows without scrolling: the flip and the verifier's grade of baseline and evolved
+    assert list(pivot.columns[:5]) == ["task_id", "flipped", "baseline verifier", "evolved verifier", "none verifier"]
+    assert list(pivot.columns[5:8]) == ["baseline answer", "evolved answer", "none answer"]
     assert pivot.loc[0, "baseline answer"] == "baseline answer 0" and pivot.loc[0, "evolved verifier"] == 1.0
     assert "none answer" in pivot.columns and pivot.loc[0, "none verifier"] == 0.0  # any variant present
     assert math.isnan(pivot.loc[3, "evolved verifier"])

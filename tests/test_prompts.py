@@ -105,7 +105,8 @@ def test_registry_round_trip(mlflow_store: str, tmp_path: Path) -> None:
 
 def test_versions_command_lists_versions_with_verdicts(mlflow_store: str, tmp_path: Path) -> None:
     skill = _skill(tmp_path)
-    register_evolved(skill, skill.with_body("Evolved {{body}}.\n"), "run-abc", "keyword", "inconclusive", -0.05)
+    register_evolved(skill, skill.with_body("Evolved {{body}}.\n"), "run-abc", "keyword", "inconclusive", -0.05,
+                     task_model="openai/gpt-4o-mini")
     runner = CliRunner()
     plain = runner.invoke(versions_command, ["--skill", "bracy", "--format", "plain"])
     assert plain.exit_code == 0, plain.output
@@ -113,7 +114,8 @@ def test_versions_command_lists_versions_with_verdicts(mlflow_store: str, tmp_pa
     assert "prompt skill-bracy - 2 version(s)" in lines[0]
     assert lines[1].split()[:4] == ["version", "variant", "verdict", "holdout_delta"]
     assert lines[2].split()[:2] == ["1", "baseline"]
-    assert lines[3].split()[:5] == ["2", "evolved", "inconclusive", "-0.050", "keyword"]
+    assert lines[1].split()[:6] == ["version", "variant", "verdict", "holdout_delta", "fitness", "task_model"]
+    assert lines[3].split()[:6] == ["2", "evolved", "inconclusive", "-0.050", "keyword", "openai/gpt-4o-mini"]
     fancy = runner.invoke(versions_command, ["--skill", "bracy", "--format", "rich"], env={"COLUMNS": "200"})
     assert fancy.exit_code == 0 and "inconclusive" in fancy.output and "skill-bracy" in fancy.output
     none = runner.invoke(versions_command, ["--skill", "nothing-here"])
@@ -206,6 +208,9 @@ def test_verified_alias_moves_only_on_improved_from_a_real_model_and_identical_t
                             dataset_digest="abc123") == 2
     tags = client.get_prompt_version("skill-bracy", 2).tags
     assert (tags["task_model"], tags["dataset_digest"], tags["verdict"]) == ("test/lessons", "abc123", "improved")
+    # the version page shows the first three tags: the verdict, the model it was measured with and the delta
+    assert list(tags)[:3] == ["verdict", "task_model", "holdout_delta"]
+    assert list(client.get_prompt_version("skill-bracy", 1).tags)[0] == "verdict"
     assert "verified" not in skill_versions("bracy")["aliases"][1]
     # a real model, inconclusive: @evolved moves, @verified does not exist yet
     assert register_evolved(skill, second, "run-real-1", "verifier", "inconclusive", -0.1,

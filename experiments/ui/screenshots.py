@@ -1,23 +1,36 @@
 """Screenshots of the MLflow UI pages where a run's verdict and its evidence should show (issue 16).
 
-Usage (a server on a store that holds a ``harness evolve`` run and a ``harness compare`` experiment)::
+Usage (a server on a store that holds ``harness evolve`` runs, a ``harness compare`` experiment and, optionally,
+a ``harness ab --candidates`` run)::
 
-    mlflow server --host 127.0.0.1 --port 5055 --backend-store-uri sqlite:////tmp/ui16/ui.db
-    python experiments/ui/screenshots.py --url http://127.0.0.1:5055 --out /tmp/ui16/shots [--skill arxiv]
+    mlflow server --host 127.0.0.1 --port 5055 --backend-store-uri sqlite:////tmp/ui16/mlflow.db
+    python experiments/ui/screenshots.py --url http://127.0.0.1:5055 --out /tmp/ui16/shots \
+        [--skill arxiv] [--extra-skill tool-choice]
 
 Takes one PNG per page with headless Debian Chromium (``apt-get install -y chromium``), always with the same
-command line, so the next change to the UI can be checked the same way:
+command line (:data:`CHROMIUM` plus a fresh profile, 1600×1000, 25 s of virtual time), so the next change to the
+UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``skills/<skill>``):
 
-* ``01-runs-table``: the experiment's runs table (names, descriptions, verdict);
-* ``02-evaluation-runs``: the ``<experiment>/holdout`` evaluation runs (one per variant);
-* ``03-run-page``: the newest single (non side-by-side) run: description, headline metrics;
-* ``04-artifact-claim`` / ``05-artifact-diff`` / ``06-artifact-skill`` / ``07-artifact-per-task``: its artifacts;
-* ``08-traces``: the holdout experiment's traces;
-* ``09-compare-to``: the evolved evaluation run compared to the baseline one, per task;
-* ``10-parent``: the side-by-side parent's run page; ``11-parent-heatmap``: its heatmap artifact;
-* ``12-prompts`` / ``13-prompt-versions``: the prompt registry and the skill's versions.
+* ``01-runs-table``: the experiment's runs table as MLflow shows it by default (names only);
+* ``01b-runs-verdict-view``: the same table in the harness's shared view (``?viewStateShareKey=harness-verdict``:
+  description, headline metrics, verdict);
+* ``02-evaluation-runs``: the ``skills/<skill>/holdout`` evaluation runs (one per variant);
+* ``03-run-page``: the newest evolution run whose skill changed (not a parent, not an A/B run): description,
+  headline metrics, tags;
+* ``04-artifact-claim`` / ``05-artifact-diff`` / ``06-artifact-skill`` / ``07-artifact-per-task`` /
+  ``08-artifact-stats``: its claim report, diff preview, evolved SKILL.md preview, per-task pivot, statistics;
+* ``09-traces``: the holdout experiment's traces; ``10-compare-to``: the evolved evaluation run compared to the
+  baseline one, per task;
+* ``11-parent`` / ``12-parent-claim`` / ``13-parent-heatmap`` / ``14-parent-seeds``: the newest side-by-side
+  parent (one with several seeds first): run page, claim report, heatmap, seeds claim report;
+* ``15-unchanged``: the newest run whose evolved skill is the baseline (verdict ``unchanged``);
+* ``16-ab-parent`` / ``17-ab-child`` / ``18-ab-ranking``: the newest A/B parent, its first child, its ranking;
+* ``19-prompts`` / ``20-prompt-versions``: the prompt registry and the skill's versions (tags, aliases);
+* per ``--extra-skill`` (a task-file skill, say): ``21-<skill>-runs-verdict-view`` and ``22-<skill>-run-page``
+  (then 23/24, ...).
 
-The screenshots are written to ``--out`` (keep them out of the repository).
+A page whose run is not in the store is left out.  The screenshots go to ``--out``, which must lie
+outside this repository (screenshots are never committed).
 """
 
 from __future__ import annotations
@@ -26,14 +39,25 @@ import argparse
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+#: the repository root: ``--out`` may not lie inside it
+REPO = Path(__file__).resolve().parents[2]
+#: the share key of the runs table's verdict view (harness.tracking.views.VIEW_KEY; this script imports no harness)
+VIEW_KEY = "harness-verdict"
 
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def shoot(url: str, out: Path) -> None:
-    """One screenshot of ``url`` into ``out`` (a fresh profile each time, 1600×1000, 25 s of virtual time)."""
+    """One screenshot of ``url`` into ``out`` (a fresh profile each time, 1600×1000, 25 s of virtual time).
+
+    Raises:
+        subprocess.CalledProcessError: Chromium failed; subprocess.TimeoutExpired: it took over 180 s.
+    """
     profile = tempfile.mkdtemp(prefix="chromium-")
     cmd = [*CHROMIUM, f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=25000",
            f"--screenshot={out}", url]
@@ -41,52 +65,122 @@ def shoot(url: str, out: Path) -> None:
     print(f"{out}  <-  {url}")
 
 
-def pages(base: str, skill: str) -> list[tuple[str, str]]:
-    """``(file stem, URL)`` of every page, looked up in the server's store."""
-    from mlflow import MlflowClient
+def _newest(runs: Sequence[Any], keep: Callable[[dict[str, str]], bool]) -> Any | None:
+    """The first run of ``runs`` (newest first) whose tags pass ``keep``."""
+    return next((r for r in runs if keep(r.data.tags)), None)
 
-    client = MlflowClient(tracking_uri=base)
+
+def _is_single(tags: dict[str, str]) -> bool:
+    """An evolution run (not a parent, not an A/B run) with holdout evaluation runs."""
+    return ("mlflow.parentRunId" not in tags and "holdout.evolved.run_id" in tags
+            and tags.get("experiment.kind") != "side-by-side" and tags.get("run.kind") != "ab")
+
+
+def _artifact(ui: str, exp: str, run: str, path: str) -> str:
+    return f"{ui}/experiments/{exp}/runs/{run}/artifacts/{path}"
+
+
+def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -> list[tuple[str, str]]:
+    """``(file stem, URL)`` of the pages of one skill's experiments, looked up through ``client``.
+
+    For an ``extra`` skill (its index among the extra skills) only its runs table (the verdict view) and newest
+    run page are taken.
+
+    Raises:
+        SystemExit: the store has no experiment ``skills/<skill>``.
+    """
     main = client.get_experiment_by_name(f"skills/{skill}")
+    if main is None:
+        sys.exit(f"no experiment skills/{skill} on this server: run harness evolve --skill {skill} first")
+    exp = main.experiment_id
+    runs = client.search_runs([exp], order_by=["attributes.start_time DESC"], max_results=500)
+    changed = _newest(runs, lambda t: _is_single(t) and t.get("verdict") != "unchanged")
+    single = changed or _newest(runs, _is_single)
+    view = f"{ui}/experiments/{exp}/runs?viewStateShareKey={VIEW_KEY}"
+    if extra is not None:
+        out = [(f"{21 + 2 * extra:02d}-{skill}-runs-verdict-view", view)]
+        if single is not None:
+            out.append((f"{22 + 2 * extra:02d}-{skill}-run-page", f"{ui}/experiments/{exp}/runs/{single.info.run_id}"))
+        return out
+    out = [("01-runs-table", f"{ui}/experiments/{exp}/runs"), ("01b-runs-verdict-view", view)]
     holdout = client.get_experiment_by_name(f"skills/{skill}/holdout")
-    if main is None or holdout is None:
-        sys.exit(f"no experiments skills/{skill} and skills/{skill}/holdout on {base}: run harness evolve first")
-    runs = client.search_runs([main.experiment_id], order_by=["attributes.start_time DESC"])
-    single = next(r for r in runs if "mlflow.parentRunId" not in r.data.tags and "holdout.evolved.run_id" in r.data.tags
-                  and r.data.tags.get("experiment.kind") != "side-by-side")
-    parent = next((r for r in runs if r.data.tags.get("experiment.kind") == "side-by-side"), None)
-    exp, run = main.experiment_id, single.info.run_id
-    base_eval, evo_eval = (single.data.tags[f"holdout.{v}.run_id"] for v in ("baseline", "evolved"))
-    ui = base.rstrip("/") + "/#"
-    out = [("01-runs-table", f"{ui}/experiments/{exp}/runs"),
-           ("02-evaluation-runs", f"{ui}/experiments/{holdout.experiment_id}/evaluation-runs"),
-           ("03-run-page", f"{ui}/experiments/{exp}/runs/{run}"),
-           ("04-artifact-claim", f"{ui}/experiments/{exp}/runs/{run}/artifacts/claim_report.md"),
-           ("05-artifact-diff", f"{ui}/experiments/{exp}/runs/{run}/artifacts/skill/diff.md"),
-           ("06-artifact-skill", f"{ui}/experiments/{exp}/runs/{run}/artifacts/skill/evolved/preview.md"),
-           ("07-artifact-per-task", f"{ui}/experiments/{exp}/runs/{run}/artifacts/holdout/per_task.json"),
-           ("08-traces", f"{ui}/experiments/{holdout.experiment_id}/traces"),
-           ("09-compare-to", f"{ui}/experiments/{holdout.experiment_id}/evaluation-runs?selectedRunUuid={evo_eval}"
-                             f"&compareToRunUuid={base_eval}")]
+    if holdout is not None:
+        out.append(("02-evaluation-runs", f"{ui}/experiments/{holdout.experiment_id}/evaluation-runs"))
+    if single is not None:
+        run, tags = single.info.run_id, single.data.tags
+        out += [("03-run-page", f"{ui}/experiments/{exp}/runs/{run}"),
+                ("04-artifact-claim", _artifact(ui, exp, run, "claim_report.md")),
+                ("05-artifact-diff", _artifact(ui, exp, run, "skill/diff.md")),
+                ("06-artifact-skill", _artifact(ui, exp, run, "skill/evolved/preview.md")),
+                ("07-artifact-per-task", _artifact(ui, exp, run, "holdout/per_task.json")),
+                ("08-artifact-stats", _artifact(ui, exp, run, "stats/statistics.json"))]
+        if holdout is not None:
+            hid = holdout.experiment_id
+            out += [("09-traces", f"{ui}/experiments/{hid}/traces"),
+                    ("10-compare-to", f"{ui}/experiments/{hid}/evaluation-runs?selectedRunUuid="
+                                      f"{tags['holdout.evolved.run_id']}&compareToRunUuid="
+                                      f"{tags.get('holdout.baseline.run_id', '')}")]
+    parents = [r for r in runs if r.data.tags.get("experiment.kind") == "side-by-side"]
+    parent = next((r for r in parents if int(r.data.params.get("seeds", "1") or 1) > 1), None) or (
+        parents[0] if parents else None)
     if parent is not None:
         pid = parent.info.run_id
-        out += [("10-parent", f"{ui}/experiments/{exp}/runs/{pid}"),
-                ("11-parent-heatmap", f"{ui}/experiments/{exp}/runs/{pid}/artifacts/xgrade/xgrade_heatmap.png")]
-    out += [("12-prompts", f"{ui}/prompts"), ("13-prompt-versions", f"{ui}/prompts/skill-{skill}")]
+        out += [("11-parent", f"{ui}/experiments/{exp}/runs/{pid}"),
+                ("12-parent-claim", _artifact(ui, exp, pid, "claim_report.md")),
+                ("13-parent-heatmap", _artifact(ui, exp, pid, "xgrade/xgrade_heatmap.png"))]
+        if int(parent.data.params.get("seeds", "1") or 1) > 1:
+            out.append(("14-parent-seeds", _artifact(ui, exp, pid, "claim_report_seeds.md")))
+    unchanged = _newest(runs, lambda t: t.get("verdict") == "unchanged")
+    if unchanged is not None:
+        out.append(("15-unchanged", f"{ui}/experiments/{exp}/runs/{unchanged.info.run_id}"))
+    ab_parent = _newest(runs, lambda t: t.get("run.kind") == "ab" and "mlflow.parentRunId" not in t)
+    if ab_parent is not None:
+        aid = ab_parent.info.run_id
+        child = _newest(runs, lambda t: t.get("mlflow.parentRunId") == aid)
+        out.append(("16-ab-parent", f"{ui}/experiments/{exp}/runs/{aid}"))
+        if child is not None:
+            out.append(("17-ab-child", f"{ui}/experiments/{exp}/runs/{child.info.run_id}"))
+        out.append(("18-ab-ranking", _artifact(ui, exp, aid, "ab/ranking.json")))
+    out += [("19-prompts", f"{ui}/prompts"), ("20-prompt-versions", f"{ui}/prompts/skill-{skill}")]
     return out
 
 
+def pages(base: str, skill: str, extra_skills: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """``(file stem, URL)`` of every page (:func:`skill_pages` of ``skill``, then of each extra skill)."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=base)
+    ui = base.rstrip("/") + "/#"
+    out = skill_pages(client, ui, skill)
+    for i, extra in enumerate(extra_skills):
+        out += skill_pages(client, ui, extra, extra=i)
+    return out
+
+
+def outside_repo(out: Path) -> Path:
+    """``out`` resolved; raises ``SystemExit`` when it lies inside this repository (screenshots stay out of it)."""
+    resolved = out.resolve()
+    if resolved == REPO or REPO in resolved.parents:
+        sys.exit(f"--out {out} is inside the repository {REPO}: pass a folder outside it (e.g. /tmp/ui16/shots)")
+    return resolved
+
+
 def main() -> None:
+    """Parse the command line and take every page's screenshot (or those ``--only`` names)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--url", default="http://127.0.0.1:5055")
-    parser.add_argument("--out", type=Path, default=Path("/tmp/ui16/shots"))
-    parser.add_argument("--skill", default="arxiv")
+    parser.add_argument("--url", default="http://127.0.0.1:5055", help="the mlflow server (UI and REST API)")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/ui16/shots"), help="folder outside the repository")
+    parser.add_argument("--skill", default="arxiv", help="the skill whose pages are taken")
+    parser.add_argument("--extra-skill", action="append", default=[],
+                        help="another skill (e.g. tool-choice): its runs table and run page; repeatable")
     parser.add_argument("--only", default="", help="comma list of file stems to take (default: all)")
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = outside_repo(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     only = {s for s in args.only.split(",") if s}
-    for stem, url in pages(args.url, args.skill):
+    for stem, url in pages(args.url, args.skill, args.extra_skill):
         if not only or stem in only:
-            shoot(url, args.out / f"{stem}.png")
+            shoot(url, out / f"{stem}.png")
 
 
 if __name__ == "__main__":

@@ -151,17 +151,18 @@ def evidence_line(run_id: str | None = None) -> str:
 
 
 def run_description(verdict: Verdict, stats: Mapping[str, PairedStats], holdout_size: int,
-                    primary: str = PRIMARY) -> str:
+                    primary: str = PRIMARY, *, lead: str = "") -> str:
     """The two or three markdown lines of a run's description (``mlflow.note.content``).
 
     Line 1 is the verdict and its reason (``**no change**`` for an evolved skill equal to the baseline, with
-    no statistics claimed); line 2 the primary grader's baseline → evolved with the flipped-task counts;
-    line 3 where the evidence is.
+    no statistics claimed), after ``lead`` when given (an A/B run says what it compared); line 2 the primary
+    grader's baseline → evolved with the flipped-task counts; line 3 where the evidence is.
     """
     if verdict.verdict == UNCHANGED:
         first = f"**no change**: {verdict.reason}."
     else:
         first = f"**{verdict.verdict}** ({verdict.primary} grader): {verdict.reason}."
+    first = f"{lead} {first}" if lead else first
     lines = [first]
     s = stats.get(primary)
     if s is not None:
@@ -228,6 +229,34 @@ def parent_description(arms: Sequence[ArmSummary], spreads: Mapping[str, SeedSpr
     return "\n\n".join([first, second, third]) + "\n"
 
 
+def ab_parent_description(ranking: pd.DataFrame, *, baseline: str, split: str, task_model: str,
+                          disagreements: int) -> str:
+    """The description of a ``harness ab --candidates`` parent: what it compared and each candidate's verdict;
+    the ranking by the verifier's paired delta with the disagreement count; where the evidence is.
+
+    Args:
+        ranking: :func:`harness.ab.ranking`'s frame (``rank``, ``candidate``, ``verifier_delta``, ``verdict``,
+            ``tasks``, ..., best first).
+        baseline: the baseline file; ``split``: ``holdout`` or ``all``; ``disagreements``: how many keyword or
+            judge deltas point against the verifier's (:func:`harness.ab.disagreements`).
+    """
+    n = len(ranking)
+    tasks = int(ranking["tasks"].iloc[0]) if n else 0
+    records = ranking.to_dict("records")
+    first = (f"A/B of {n} hand-written candidate{'s' if n != 1 else ''} against `{baseline}` (no optimizer) on the "
+             f"same {tasks} tasks ({split}), task model `{task_model}`. **Verdicts: "
+             + ", ".join(f"{r['candidate']} {r['verdict']}" for r in records) + "**.")
+    second = (f"Ranked by the {PRIMARY}'s paired Δ: "
+              + "; ".join(f"{r['rank']}. {r['candidate']} Δ {fmt_delta(float(r['verifier_delta']))}" for r in records)
+              + (f". {disagreements} keyword/judge delta{'s' if disagreements != 1 else ''} point against the "
+                 f"{PRIMARY}'s (tag `ab.disagreements`)." if disagreements else
+                 f". Keyword and judge deltas point the {PRIMARY}'s way for every candidate."))
+    third = (f"Evidence: `{artifacts.AB_RANKING}`, `{artifacts.AB_SUMMARY}`, each child's `{artifacts.CLAIM_REPORT}` "
+             f"and `{artifacts.PER_TASK_TABLE}`; traces: this run's `baseline · …` evaluation run vs each child's "
+             f"`evolved · …` run in `<this experiment>{artifacts.HOLDOUT_EXPERIMENT_SUFFIX}`.")
+    return "\n\n".join([first, second, third]) + "\n"
+
+
 def experiment_report(arms: Sequence[ArmSummary], spreads: Mapping[str, SeedSpread], matrix: pd.DataFrame, *,
                       skill: str, task_model: str, seeds: int, primary: str = PRIMARY) -> str:
     """The parent's ``claim_report.md`` (written for any number of seeds): the verdict per arm, one row per
@@ -263,9 +292,9 @@ def experiment_report(arms: Sequence[ArmSummary], spreads: Mapping[str, SeedSpre
 
 
 def per_task_pivot(rows: Sequence[Any] | pd.DataFrame, primary: str = PRIMARY) -> pd.DataFrame:
-    """One row per holdout task: ``task_id``, ``flipped``, ``kind``, then for every variant present (baseline,
-    evolved, any other, in table order) its answer and each grader's composite (``<variant> answer``,
-    ``<variant> <grader>``).
+    """One row per holdout task: ``task_id``, ``flipped``, the ``primary`` grader's composite of every variant
+    present (``<variant> <grader>``: baseline, evolved, then any other), every variant's answer (``<variant>
+    answer``), the other graders' composites and ``kind``.
 
     ``flipped`` compares the ``primary`` grader's correctness of baseline and evolved: ``"↑ now correct"``,
     ``"↓ now wrong"``, ``""`` (same), ``"unscored"`` (either side ungraded) or ``""`` without both variants.
@@ -297,7 +326,13 @@ def per_task_pivot(rows: Sequence[Any] | pd.DataFrame, primary: str = PRIMARY) -
         before, after = index.get((task, "baseline", primary)), index.get((task, "evolved", primary))
         record["flipped"] = _flip(before, after)
         out.append(record)
-    return pd.DataFrame(out)
+    table = pd.DataFrame(out)
+    # the artifact viewer shows about five columns without scrolling: the flip, then the primary grade of baseline
+    # and evolved, then the answers; the other graders and the kind after them
+    ordered = sorted(variants, key=lambda v: ({"baseline": 0, "evolved": 1}.get(v, 2)))
+    lead = ["task_id", "flipped", *(f"{v} {primary}" for v in ordered if primary in graders),
+            *(f"{v} answer" for v in ordered)]
+    return table[lead + [c for c in table.columns if c not in lead]]
 
 
 def _flip(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> str:
@@ -350,7 +385,8 @@ def unscored_note(grader: str, variant: str, unscored: int, total: int) -> str:
             "MLflow lists each as a failed assessment)")
 
 
-__all__ = ["ArmSummary", "DESCRIPTION_TAG", "arm_label", "arm_verdicts", "diff_markdown", "evaluation_run_name",
+__all__ = ["ArmSummary", "DESCRIPTION_TAG", "ab_parent_description", "arm_label", "arm_verdicts", "diff_markdown",
+           "evaluation_run_name",
            "experiment_report", "experiment_verdict", "grader_line", "headline_metrics", "is_tail_metric",
            "parent_description", "parent_run_name", "per_task_pivot", "run_description", "run_name",
            "skill_preview_markdown", "statistics_table", "unscored_note", "verdict_score"]

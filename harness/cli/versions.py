@@ -19,16 +19,16 @@ def _display_rows(frame: pd.DataFrame) -> list[list[str]]:
     for row in frame.itertuples(index=False):
         delta = "" if math.isnan(row.holdout_delta) else f"{row.holdout_delta:+.3f}"
         out.append([str(row.version), row.variant or "-", row.verdict or "-", delta or "-", row.fitness or "-",
-                    row.run_id or "-", row.created.strftime("%Y-%m-%d %H:%M:%S"), row.sha256[:12] or "-",
-                    row.aliases or "-"])
+                    row.task_model or "-", row.run_id or "-", row.created.strftime("%Y-%m-%d %H:%M:%S"),
+                    row.sha256[:12] or "-", row.aliases or "-"])
     return out
 
 
-_HEADERS = ["version", "variant", "verdict", "holdout_delta", "fitness", "run_id", "created (UTC)", "sha256",
-            "aliases"]
+_HEADERS = ["version", "variant", "verdict", "holdout_delta", "fitness", "task_model", "run_id", "created (UTC)",
+            "sha256", "aliases"]
 
 
-_SHORT_COLUMNS = frozenset({"version", "variant", "verdict", "holdout_delta", "fitness"})
+_SHORT_COLUMNS = frozenset({"version", "variant", "verdict", "holdout_delta", "fitness", "task_model"})
 
 
 def _plain_table(rows: list[list[str]]) -> str:

@@ -208,8 +208,8 @@ def register_baseline(skill: Skill, *, run_id: str | None = None, client: Mlflow
             raise PromptRegistryError(f"prompt {name!r} has versions but no version {BASELINE_VERSION} (the baseline "
                                       f"was deleted); delete prompt {name!r} to restart its history")
     if existing is None:  # no version at all: register ours; a concurrent process may get there first
-        tags = {"variant": "baseline", "skill": skill.name, "sha256": text_sha256(skill.text),
-                "source_path": str(skill.path), "verdict": "baseline"}
+        tags = {"verdict": "baseline", "variant": "baseline", "skill": skill.name, "sha256": text_sha256(skill.text),
+                "source_path": str(skill.path)}
         created = client.create_prompt_version(name, skill.text, description=f"baseline SKILL.md of {skill.name}",
                                                tags=tags)
         if int(created.version) != BASELINE_VERSION:  # another process registered first: drop our duplicate
@@ -302,9 +302,10 @@ def register_evolved(skill: Skill, evolved_text: str, run_id: str, fitness: str,
                     client.set_prompt_alias(name, VERIFIED_ALIAS, number)
                 _link(client, run_id, version)
             return number
-    tags = {"variant": "evolved", "skill": skill.name, "sha256": sha, "run_id": run_id, "fitness": str(fitness),
-            "verdict": _verdict_text(verdict), "holdout_delta": format_delta(delta), "task_model": task_model,
-            "dataset_digest": dataset_digest}
+    # the verdict first: the version page lists the first three tags and hides the rest behind "N more"
+    tags = {"verdict": _verdict_text(verdict), "task_model": task_model, "holdout_delta": format_delta(delta),
+            "fitness": str(fitness), "run_id": run_id, "dataset_digest": dataset_digest, "variant": "evolved",
+            "skill": skill.name, "sha256": sha}
     created = client.create_prompt_version(name, evolved_text, tags=tags,
                                            description=f"verdict {tags['verdict']} (Δ {tags['holdout_delta'] or 'n/a'}"
                                                        f") · task model {task_model or '?'} · {fitness} fitness · "

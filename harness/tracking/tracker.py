@@ -31,6 +31,7 @@ from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIP
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables
+from harness.tracking.views import set_verdict_view
 from harness.tracking.writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -242,6 +243,7 @@ class MlflowTracker:
             return self
         else:
             experiment_id = self._experiment_id()
+            set_verdict_view(self.client, experiment_id)  # the runs table's "verdict" view (harness.tracking.views)
         if self.run_name:
             tags[MLFLOW_RUN_NAME] = self.run_name
         # MLflow's context tags, as the fluent start_run would add them: source, user, git commit
