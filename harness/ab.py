@@ -27,6 +27,7 @@ import dspy
 import pandas as pd
 
 from harness import artifacts
+from harness.analysis import describe
 from harness.analysis.assess import Assessment, assess
 from harness.analysis.plot_jobs import PlotJobs
 from harness.config import AB_SPLIT_CHOICES, ConfigError, EvolveConfig
@@ -197,10 +198,17 @@ def candidate_run(graded: Setup, config: EvolveConfig, plan: AbPlan, candidate: 
     claim = assess(rows, _PASSED, skill=plan.baseline.name, fitness=NO_OPTIMISATION, run_id=tracker.run_id,
                    alpha=config.alpha, seed=config.seed)
     metrics = evaluate.summarize(rows)
+    headline = describe.headline_metrics(claim.stats, claim.verdict, PRIMARY)
+    tracker.log_metrics(headline)  # first, so they lead the run page's metric list (as in an evolution run)
     wall = time.perf_counter() - started
     metrics.update({**models.usage.metrics(), **claim.metrics(), "wall_time_s": wall})
     tracker.log_metrics(metrics)
-    tracker.set_tags(claim.verdict.to_tags())
+    tracker.log_table(describe.statistics_table(claim.stats, claim.verdict, metrics), artifacts.STATS_TABLE)
+    tracker.log_table(describe.per_task_pivot(rows, PRIMARY), artifacts.PER_TASK_TABLE)
+    description = describe.run_description(claim.verdict, claim.stats, tasks, PRIMARY)
+    tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: (
+        f"A/B comparison (`harness ab`): candidate `{candidate.skill.path.name}` against the baseline, no "
+        f"optimizer.\n\n{description}")})
     tracker.log_text(_note(plan, candidate, split, tasks) + claim.report, artifacts.CLAIM_REPORT)
     for path in jobs.results():
         tracker.log_file(path, artifacts.PLOTS_DIR)

@@ -72,6 +72,10 @@ def test_a_better_candidate_wins_on_the_task_files_checks(mlflow_store: str, tmp
     claim = mlflow.artifacts.load_text(f"runs:/{run.info.run_id}/claim_report.md")
     assert claim.startswith("> **A/B comparison (`harness ab`), not an evolution run**")
     assert str(candidate.resolve()) in claim and f"# Claim: {SKILL}" in claim
+    assert tags["mlflow.note.content"].startswith("A/B comparison (`harness ab`): candidate `lessons.md`")
+    assert "verifier" in tags["mlflow.note.content"] and metrics["verifier/delta"] == pytest.approx(0.5)
+    per_task = mlflow.load_table("holdout/per_task.json", run_ids=[run.info.run_id])
+    assert set(per_task.flipped) == {"↑ now correct"} and len(per_task) == 3  # as an evolution run's table
 
 
 def test_the_shipped_candidate_runs_and_ties_under_an_oracle(mlflow_store: str) -> None:
