@@ -211,3 +211,21 @@ def test_next_command_opening_the_store_reaps(mlflow_store: str) -> None:
     check_tracking_store()
     assert client.get_run(run.info.run_id).info.status == "KILLED"
     assert client.get_run(other.info.run_id).info.status == "RUNNING"
+
+
+def test_late_signals_are_ignored_at_exit_only_after_an_interrupt() -> None:
+    # Python's finalisation resets handled signals to their default action but leaves ignored ones ignored, so the
+    # atexit hook is what keeps a second Ctrl-C in the last moments of a quick clean-up from killing the process
+    from harness.cli.common import HANDLED_SIGNALS, Interrupts
+
+    saved = {sig: signal.getsignal(sig) for sig in HANDLED_SIGNALS}
+    try:
+        interrupts = Interrupts().install()
+        interrupts.ignore_late_signals()  # no signal received: handlers unchanged
+        assert all(signal.getsignal(sig) == interrupts.handle for sig in HANDLED_SIGNALS)
+        interrupts.received.append(signal.SIGINT)
+        interrupts.ignore_late_signals()
+        assert all(signal.getsignal(sig) == signal.SIG_IGN for sig in HANDLED_SIGNALS)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

@@ -13,6 +13,7 @@ signal; the run may then stay RUNNING until the next command or ``harness runs r
 
 from __future__ import annotations
 
+import atexit
 import decimal
 import os
 import signal
@@ -106,6 +107,17 @@ class Interrupts:
         for sig, handler in self._previous.items():
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
+    def ignore_late_signals(self) -> None:
+        """At interpreter exit after an interrupt, ignore the handled signals from then on (an ``atexit`` hook).
+
+        Python's finalisation puts back the default action of every signal whose handler Python set, but not of
+        ignored ones (CPython ``_PySignal_Fini``), so a second Ctrl-C landing in the last moments of a quick
+        clean-up would end the process by the signal (exit -2) instead of 130.  Does nothing when no signal
+        was received."""
+        if self.received:
+            for sig in HANDLED_SIGNALS:
+                signal.signal(sig, signal.SIG_IGN)
+
     @property
     def first(self) -> int | None:
         """The first signal received, or None."""
@@ -193,6 +205,7 @@ def guarded(work: Any, cache_dir: str | None = None) -> None:
 
     errors = user_errors()
     interrupts = Interrupts().install()
+    atexit.register(interrupts.ignore_late_signals)  # after the hooks the command registers (atexit is LIFO)
     quiet_library_logs()
     interrupted = False
     try:
@@ -227,6 +240,7 @@ def guarded(work: Any, cache_dir: str | None = None) -> None:
     finally:  # after a run that was not interrupted, signals are plain termination again
         if not interrupted:
             interrupts.restore()
+            atexit.unregister(interrupts.ignore_late_signals)
 
 
 
