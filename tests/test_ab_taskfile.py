@@ -46,9 +46,9 @@ def _only_run() -> mlflow.entities.Run:
     return mlflow.get_run(runs.run_id.iloc[0])
 
 
-def _table(run_id: str) -> pd.DataFrame:
+def _table(run_id: str, artifact_file: str = "holdout/holdout_table.json") -> pd.DataFrame:
     mlflow.set_experiment(f"skills/{SKILL}")
-    return mlflow.load_table("holdout/holdout_table.json", run_ids=[run_id])
+    return mlflow.load_table(artifact_file, run_ids=[run_id])
 
 
 def test_a_better_candidate_wins_on_the_task_files_checks(mlflow_store: str, tmp_path: Path) -> None:
@@ -64,8 +64,7 @@ def test_a_better_candidate_wins_on_the_task_files_checks(mlflow_store: str, tmp
     assert metrics["holdout.verifier.evolved"] == pytest.approx(1.0)   # ... and right under the lessons
     assert metrics["holdout.verifier.delta"] == pytest.approx(0.5)
     assert "holdout.keyword.delta" in metrics and not any(k.startswith("stats.") for k in metrics)
-    mlflow.set_experiment(f"skills/{SKILL}")
-    stats = mlflow.load_table("stats/statistics.json", run_ids=[run.info.run_id]).set_index("grader")
+    stats = _table(run.info.run_id, "stats/statistics.json").set_index("grader")
     assert 0.0 < stats.loc["verifier", "wilcoxon_p"] <= 1.0  # the long tail lives in the statistics table
     assert tags["verdict"] in ("improved", "inconclusive")  # 3 holdout tasks: significance is not expected
     table = _table(run.info.run_id)
