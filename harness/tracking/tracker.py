@@ -208,17 +208,21 @@ class MlflowTracker:
         return self._tags.get(key)
 
     def _experiment_id(self) -> str:
+        return self._experiment()[0]
+
+    def _experiment(self) -> tuple[str, dict[str, str]]:
+        """The id and tags of :attr:`experiment_name`, created (with no tags) when it does not exist."""
         client = self._store()
         experiment = client.get_experiment_by_name(self.experiment_name)
         if experiment is not None:
-            return experiment.experiment_id
+            return experiment.experiment_id, dict(experiment.tags or {})
         try:
-            return client.create_experiment(self.experiment_name)
+            return client.create_experiment(self.experiment_name), {}
         except Exception:  # created meanwhile by a concurrent process
             experiment = client.get_experiment_by_name(self.experiment_name)
             if experiment is None:
                 raise
-            return experiment.experiment_id
+            return experiment.experiment_id, dict(experiment.tags or {})
 
     def __enter__(self) -> MlflowTracker:
         from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS, MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
@@ -242,8 +246,9 @@ class MlflowTracker:
             self._start_heartbeat()
             return self
         else:
-            experiment_id = self._experiment_id()
-            set_verdict_view(self.client, experiment_id)  # the runs table's "verdict" view (harness.tracking.views)
+            experiment_id, experiment_tags = self._experiment()
+            # the runs table's "verdict" view (harness.tracking.views), from the tags just read
+            set_verdict_view(self.client, experiment_id, experiment_tags)
         if self.run_name:
             tags[MLFLOW_RUN_NAME] = self.run_name
         # MLflow's context tags, as the fluent start_run would add them: source, user, git commit

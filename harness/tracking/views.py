@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 _logger = logging.getLogger(__name__)
@@ -41,16 +42,18 @@ def verdict_view_path(experiment_id: str) -> str:
     return f"#/experiments/{experiment_id}/runs?viewStateShareKey={VIEW_KEY}"
 
 
-def set_verdict_view(client: Any, experiment_id: str) -> None:
+def set_verdict_view(client: Any, experiment_id: str, tags: Mapping[str, str] | None = None) -> None:
     """Store the verdict view on the experiment (tag :data:`VIEW_TAG`) unless it is already there.
 
-    Best effort: the view is a UI convenience, so a store that refuses the tag is logged as a warning and the
-    run goes on.
+    ``tags``: the experiment's tags when the caller has just read them (saves a store round trip at run start);
+    None = read them here.  Best effort: the view is a UI convenience, so a store that refuses the tag is logged
+    as a warning and the run goes on.
     """
     value = json.dumps(verdict_view_state(), separators=(",", ":"))
     try:
-        experiment = client.get_experiment(experiment_id)
-        if (experiment.tags or {}).get(VIEW_TAG) != value:
+        if tags is None:
+            tags = client.get_experiment(experiment_id).tags or {}
+        if tags.get(VIEW_TAG) != value:
             client.set_experiment_tag(experiment_id, VIEW_TAG, value)
     except Exception as exc:  # a UI convenience never fails a run
         _logger.warning("could not store the verdict view on experiment %s: %s", experiment_id, exc)
