@@ -225,6 +225,17 @@ _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "ra
                                    "other than", "unlike", "except")
 
 
+def keys_pattern(keys: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for "one of ``keys`` occurs": ``pattern.search(s, lo, hi)`` is not ``None`` exactly when some key
+    lies in ``s[lo:hi]`` (literal alternatives, case-sensitive), in one C call instead of one per key."""
+    return re.compile("|".join(map(re.escape, keys)))
+
+
+_NEGATION_KEYS_RE = keys_pattern(_NEGATION_KEYS)
+_METADATA_KEYS_RE = keys_pattern(_METADATA_KEYS)
+_REFUSAL_KEYS_RE = keys_pattern(_REFUSAL_KEYS)
+
+
 def retracted(text: str, start: int, end: int) -> bool:
     """Whether the candidate at ``text[start:end]`` is negated or corrected (see the module docstring)."""
     lo = max(0, start - WINDOW)
@@ -622,15 +633,28 @@ class Response:
         inside a refusal clause and, for a number (``numeric``), not labelled as metadata.  Each check looks
         only at a window around the candidate (key substrings first, then the pattern)."""
         lower = self.lower
-        lo = max(0, start - WINDOW)
-        # any(map(...)): the key loops run in C; each is a cheap necessary condition of the pattern after it
-        if any(map(lower[lo:start].__contains__, _NEGATION_KEYS)) and _NEGATION_BEFORE.search(self, lo, start):
-            return False
-        if _CORRECTION_AFTER.match(self, end, end + WINDOW) is not None or self.in_refusal(start, end):
+        lo = start - WINDOW if start > WINDOW else 0
+        # each key search is a cheap necessary condition of the pattern after it (one C call for all the keys)
+        if self.ascii:  # the lower-case twins on ``lower`` (see :class:`CaseFree`), called directly
+            if _NEGATION_KEYS_RE.search(lower, lo, start) is not None and _NEGATION_BEFORE.twin.search(
+                    lower, lo, start):
+                return False
+            if _CORRECTION_AFTER.twin.match(lower, end, end + WINDOW) is not None:
+                return False
+        else:
+            if _NEGATION_KEYS_RE.search(lower, lo, start) is not None and NEGATION_BEFORE_RE.search(
+                    self.text, lo, start):
+                return False
+            if CORRECTION_AFTER_RE.match(self.text, end, end + WINDOW) is not None:
+                return False
+        may_refuse = self._may_refuse
+        if may_refuse is None:
+            may_refuse = self.may_refuse()
+        if may_refuse and self.in_refusal(start, end):
             return False
         if numeric:
-            lo = max(0, start - METADATA_WINDOW)
-            if any(map(lower[lo:start].__contains__, _METADATA_KEYS)):
+            lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
+            if _METADATA_KEYS_RE.search(lower, lo, start) is not None:
                 return _METADATA_BEFORE.search(self, lo, start) is None
         return True
 
@@ -643,11 +667,11 @@ class Response:
         part_start = _part_start(text, max(0, start - CLAUSE_WINDOW), start)
         part_end = _part_end(text, end, min(len(text), end + CLAUSE_WINDOW))
         # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.
-        if not any(map(lower[part_start:part_end].__contains__, _REFUSAL_KEYS)):
+        if _REFUSAL_KEYS_RE.search(lower, part_start, part_end) is None:
             return False
         clause_start = _clause_start(text, part_start, start)
         clause_end = _clause_end(text, end, part_end)
-        if not any(map(lower[clause_start:clause_end].__contains__, _REFUSAL_KEYS)):
+        if _REFUSAL_KEYS_RE.search(lower, clause_start, clause_end) is None:
             return False
         for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
             blank_start = clause_start

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, Verdict, conciseness
 from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, Response, prepare
-from verifiers.arxiv.normalise import clip, normalise_whitespace, quote
+from verifiers.arxiv.normalise import FEEDBACK_MAX, clip, normalise_whitespace, quote
 from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
-from verifiers.base import Grade, Splits, Task, Verifier, composite_score
+from verifiers.base import COMPOSITE_WEIGHTS, Grade, Splits, Task, Verifier
 from verifiers.registry import register_verifier
 from verifiers.splits import split_by_group
 
@@ -40,6 +40,8 @@ class ArxivVerifier(Verifier):
         #: Per task id, everything a grade of it needs, so that ``score`` looks it up once.
         self._plans: dict[str, tuple[Grader, PaperMatcher, tuple[Phrase, Phrase]]] = {
             t.task_id: (GRADERS[t.kind], self._matchers[t.group], self._echoes[t.task_id]) for t in self._tasks}
+        #: The same plans keyed by the question as asked (``score``'s usual case: one dict lookup, no call).
+        self._plans_by_question = {q: self._plans[t.task_id] for q, t in self._index.items()}
 
     def tasks(self) -> tuple[Task, ...]:
         """The 68-task pool, in ``PAPERS`` order then ``KINDS`` order."""
@@ -68,19 +70,42 @@ class ArxivVerifier(Verifier):
         ``MAX_GRADED_CHARS`` characters are searched (beyond, the feedback says the output was too long to
         grade).  An unknown ``task_input`` scores 0.
         """
-        text = output if isinstance(output, str) else ("" if output is None else str(output))
-        task = self.task_for(task_input if isinstance(task_input, str) else str(task_input))
-        if task is None:
-            return Grade(0.0, 0.0, 0.0, 0.0,
-                         clip(f"no ground truth is registered for this task: {quote(str(task_input))}"))
-        grader, matcher, echoes = self._plans[task.task_id]
+        text = output if output.__class__ is str else (
+            output if isinstance(output, str) else ("" if output is None else str(output)))
+        plan = self._plans_by_question.get(task_input) if task_input.__class__ is str else None
+        if plan is None:
+            task = self.task_for(task_input if isinstance(task_input, str) else str(task_input))
+            if task is None:
+                return Grade(0.0, 0.0, 0.0, 0.0,
+                             clip(f"no ground truth is registered for this task: {quote(str(task_input))}"))
+            plan = self._plans[task.task_id]
+        grader, matcher, echoes = plan
         response = prepare(text, echoes)
         correctness, well_formed, feedback = grader(matcher, response)
-        if response.truncated and well_formed:
+        if not well_formed:  # conciseness counts only when an answer is present
+            return _grade(correctness, well_formed, 0.0, round(_WC * correctness + _WW * well_formed + _WZ * 0.0, 6),
+                          feedback if len(feedback) <= FEEDBACK_MAX else clip(feedback))
+        if response.truncated:
             feedback += f"; output too long to grade in full (only its first {MAX_GRADED_CHARS:,} characters are read)"
         n_chars = len(text.strip())
-        concise = conciseness(n_chars) if well_formed else 0.0
-        if well_formed and concise < 1.0:
+        concise = 1.0 if n_chars <= CONCISE_CHARS else conciseness(n_chars)
+        if concise < 1.0:
             feedback += f"; {n_chars} chars, keep it under {CONCISE_CHARS}"
-        composite = round(composite_score(correctness, well_formed, concise), 6)
-        return Grade(correctness, well_formed, concise, composite, clip(feedback))
+        # composite_score(correctness, well_formed, concise), written out: the same operations in the same order
+        composite = round(_WC * correctness + _WW * well_formed + _WZ * concise, 6)
+        return _grade(correctness, well_formed, concise, composite,
+                      feedback if len(feedback) <= FEEDBACK_MAX else clip(feedback))
+
+
+_WC, _WW, _WZ = COMPOSITE_WEIGHTS
+_new_grade = Grade.__new__
+
+
+def _grade(correctness: float, well_formed: float, conciseness_: float, composite: float, feedback: str) -> Grade:
+    """``Grade(correctness, well_formed, conciseness_, composite, feedback)`` without the frozen dataclass's
+    ``__init__`` (five ``object.__setattr__`` calls, a tenth of a short answer's grade): the same fields in the
+    instance's ``__dict__``, so the same object for every use (equality, hashing, ``asdict``)."""
+    grade = _new_grade(Grade)
+    grade.__dict__.update({"correctness": correctness, "well_formed": well_formed, "conciseness": conciseness_,
+                           "composite": composite, "feedback": feedback})
+    return grade
