@@ -203,11 +203,16 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
 
 def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
     """The other known titles the response offers (occurrences that count), in gate-group order."""
-    lower, found = r.lower, []
+    text, lower, found = r.text, r.lower, []
+    counts = r.counts
     for gate, group in m.other_titles:
         if gate in lower:
-            found += [t.phrase for t in group
-                      if t.key in lower and any(r.counts(s, e) for s, e in t.spans(r.text, lower))]
+            for t in group:
+                if t.key in lower:
+                    for s, e in t.spans(text, lower):
+                        if counts(s, e):
+                            found.append(t.phrase)
+                            break
     return found
 
 

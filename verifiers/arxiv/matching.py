@@ -411,6 +411,8 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
 
 #: Quote pairs whose inside is one quoted title; straight double quotes and asterisks pair by parity.
 _QUOTE_PAIRS: tuple[tuple[str, str], ...] = (('"', '"'), ("“", "”"), ("‘", "’"), ("«", "»"), ("`", "`"), ("*", "*"))
+#: The pairs an ASCII text can hold (the others are never found in it), in the same order.
+_ASCII_QUOTE_PAIRS = tuple(pair for pair in _QUOTE_PAIRS if pair[0].isascii())
 
 
 def in_longer_quote(text: str, start: int, end: int) -> bool:
@@ -418,7 +420,7 @@ def in_longer_quote(text: str, start: int, end: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    for opening, closing in _QUOTE_PAIRS:
+    for opening, closing in _ASCII_QUOTE_PAIRS if text.isascii() else _QUOTE_PAIRS:
         i = text.rfind(opening, line_start, start)
         if i < 0:
             continue
