@@ -127,6 +127,7 @@ def huge_outputs(tasks: list[Any]) -> list[str]:
 def corpus(pairs_file: Path | None, n_random: int, seed: int) -> list[Pair]:
     """The (task_input, output) pairs of the snapshot, in a fixed order."""
     from bench import realistic_outputs
+
     from verifiers.arxiv import PAPERS, ArxivVerifier
 
     tasks = list(ArxivVerifier().tasks())
@@ -177,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         stored = pickle.load(f)
     pairs, want = stored["pairs"], stored["grades"]
     got = grade_all(pairs)
-    diffs = [k for k, (a, b) in enumerate(zip(want, got)) if a != b]
+    diffs = [k for k, (a, b) in enumerate(zip(want, got, strict=True)) if a != b]
     for k in diffs[: args.show]:
         q, o = pairs[k]
         print(f"#{k}: {q!r}\n  output {o[:200]!r}{'...' if len(o) > 200 else ''}\n  was {want[k]}\n  now {got[k]}")
