@@ -574,12 +574,22 @@ def bench_plots(num_cases: int | None = None, budget: int = 100, repeats: int = 
     from harness.analysis.plot_jobs import PlotJobs
     from harness.tracking.tracker import NullTracker
 
-    class InlinePlots(PlotJobs):
+    class InlinePlots:
         """Each plot drawn at once, in the calling thread (the run's critical path)."""
 
-        def submit(self, render: Callable[..., Path], *args: Any, **kwargs: Any) -> None:
-            path = render(*args, **kwargs)
-            super().submit(lambda: path)
+        def __init__(self) -> None:
+            self._placed: list[tuple[Path, str]] = []
+
+        def submit(self, render: Callable[..., Path], *args: Any, artifact_path: str = "plots",
+                   **kwargs: Any) -> None:
+            self._placed.append((render(*args, **kwargs), artifact_path))
+
+        def placed(self) -> list[tuple[Path, str]]:
+            placed, self._placed = self._placed, []
+            return placed
+
+        def results(self) -> list[Path]:
+            return [path for path, _ in self.placed()]
 
     config = _config(num_cases=num_cases, budget=budget)
     best: dict[str, float] = {}

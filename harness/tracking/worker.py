@@ -14,23 +14,22 @@ so they are coalesced as before.  Only requests that need an answer are answered
 result (:meth:`ProcessWriter.call_with`), a wait for every write so far, and the close, which carries the first
 error a write raised (re-raised in the run by :meth:`ProcessWriter.close`) and the writer's timings.
 
-Signals: the child ignores SIGINT, SIGTERM and SIGHUP (a Ctrl-C reaches the whole process group), so an
-interrupted run's parent decides what happens: it queues its last facts (``error.txt``, the outcome tags), closes
-the writer and marks the run KILLED.  If the parent dies outright, the child sees the pipe close (or its parent
-change), writes what it was sent and exits; the reaper marks the run KILLED later, as before.
+Signals: the child ignores SIGINT and SIGHUP (a terminal sends them to the whole process group;
+:mod:`harness.forked`), so an interrupted run's parent decides what happens: it queues its last facts
+(``error.txt``, the outcome tags), closes the writer and marks the run KILLED.  If the parent dies outright, the
+child sees the pipe close (or its parent change), writes what it was sent and exits; the reaper marks the run
+KILLED later, as before.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-import pickle
-import signal
 import threading
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable
 from harness.tracking.writer import StoreWriter
 
 T = TypeVar("T")
@@ -38,7 +37,7 @@ T = TypeVar("T")
 #: environment variable choosing where the store writes run: ``process`` (default where ``fork`` exists) or
 #: ``thread`` (the in-process writer thread; also used where ``fork`` does not exist)
 WRITER_ENV = "HARNESS_STORE_WRITER"
-_CHILD_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+_WHERE = "the MLflow writer process"
 #: seconds between the child's checks that its parent is still alive while the pipe is quiet
 _PARENT_POLL_S = 1.0
 
@@ -48,22 +47,11 @@ def use_process_writer() -> bool:
     choice = os.environ.get(WRITER_ENV, "process").strip().lower()
     if choice not in ("process", "thread"):
         raise ValueError(f"{WRITER_ENV}={choice!r}: expected 'process' or 'thread'")
-    return choice == "process" and "fork" in multiprocessing.get_all_start_methods()
-
-
-class WorkerError(RuntimeError):
-    """A write failed in the worker process with an exception that cannot be sent back as it is (its type, text
-    and the worker's traceback are in the message)."""
+    return choice == "process" and can_fork()
 
 
 def _portable(exc: BaseException) -> BaseException:
-    """``exc`` if it survives a pickle round trip, else a :class:`WorkerError` naming it."""
-    try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
-    except Exception:  # noqa: BLE001 - any pickling failure: send the text instead
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        return WorkerError(f"{type(exc).__name__}: {exc}\n(in the MLflow writer process)\n{text}")
+    return portable(exc, _WHERE)
 
 
 def _reset_inherited_pools() -> None:
@@ -84,10 +72,9 @@ def _reset_inherited_pools() -> None:
 
 def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | None) -> None:
     """(Child) receive writes until told to close or the parent is gone; see the module docstring."""
-    for sig in _CHILD_SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
+    ignore_run_signals()
     parent_end.close()  # only the parent keeps its end: the pipe closes when the parent does
-    parent = os.getppid()
+    parent = ParentWatch()
     _reset_inherited_pools()
     import mlflow
 
@@ -108,7 +95,7 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
 
     while True:
         if not conn.poll(_PARENT_POLL_S):
-            if os.getppid() != parent:  # the parent died and the pipe stayed open (another fork holds it)
+            if parent.gone():  # the parent died and the pipe stayed open (another fork holds it)
                 break
             continue
         try:
@@ -170,7 +157,7 @@ class ProcessWriter:
                 context = multiprocessing.get_context("fork")
                 ours, theirs = context.Pipe(duplex=True)
                 process = context.Process(target=_serve, args=(theirs, ours, *self._uris),
-                                          name="harness-mlflow-writer", daemon=False)
+                                          name="harness-mlflow-writer", daemon=True)
                 process.start()
                 theirs.close()
                 self._conn, self._process = ours, process
