@@ -469,8 +469,8 @@ def bench_overhead(num_cases: int | None = None, budget: int = 100, repeats: int
         detail = f"{tracker.calls} calls (params, metrics, tags, artifacts, tables, datasets, holdout, run start/end)"
         writer = getattr(tracker, "_writer", None)
         if writer is not None:  # the store writes queued by those calls (harness.tracking.writer)
-            detail += (f"; their writes in the writer thread: {writer.seconds:.2f} s wall, {writer.cpu_seconds:.2f} s "
-                       "CPU, overlapping the run")
+            detail += (f"; their writes in the writer ({type(writer).__name__}: harness.tracking.worker's process, or "
+                       f"a thread): {writer.seconds:.2f} s wall, {writer.cpu_seconds:.2f} s CPU, overlapping the run")
         if genai[1]:
             detail += f"; of which {genai[0]:.2f} s in {int(genai[1])} mlflow.genai.evaluate calls"
         rows.append(Row(f"  in MlflowTracker methods, holdout via {WRITERS[name]}",
