@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import traceback
 
 #: the signals a terminal sends the run's whole process group: its workers ignore them
@@ -26,8 +27,9 @@ class WorkerError(RuntimeError):
 
 
 def can_fork() -> bool:
-    """Whether worker processes can be forked here (``fork`` is a start method of this platform)."""
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Whether worker processes are forked here: ``fork`` is a start method of this platform, and it is not macOS
+    (where Python itself refuses to fork by default: system libraries there may crash in a forked child)."""
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
 
 
 def ignore_run_signals() -> None:
