@@ -614,7 +614,7 @@ def bench_plots(num_cases: int | None = None, budget: int = 100, repeats: int = 
     return Row(f"plots off the critical path (untracked zero-latency run, {num_cases or 68} tasks, budget {budget})",
                f"{best['inline'] / best['background']:.2f}x faster", "plots off the path, none lost",
                bool(files["inline"]) and saved > 0,
-               f"{best['background']:.2f} s with the plots drawn in a background thread, {best['inline']:.2f} s drawn "
+               f"{best['background']:.2f} s with the plots drawn in a background process, {best['inline']:.2f} s drawn "
                f"in line (before); best of {repeats} interleaved runs; same {len(files['inline'])} PNG files "
                f"({', '.join(files['inline'])})")
 
