@@ -20,6 +20,7 @@ from harness.analysis.agreement import agreement_frame_rows, agreements, pooled_
 from harness.analysis.assess import Assessment
 from harness.analysis.cost import arm_cost_row
 from harness.analysis.evidence import RunEvidence, run_evidence
+from harness.analysis.plot_jobs import PlotJobs, render
 from harness.analysis.report import ReportInput, build_report, gate_records
 from harness.analysis.stats import PairedStats
 from harness.engine.holdout import HoldoutRow
@@ -74,24 +75,29 @@ def log_gates(gate: GateResult, tracker: Tracker) -> None:
     tracker.log_dict({"gates": gate_records(gate.checks)}, GATES_JSON)
 
 
-def _log_agreement(found: Mapping[str, Any], folder: Path, tracker: Tracker, table: pd.DataFrame) -> None:
-    from harness.analysis.plots import agreement_png
-
+def _log_agreement(found: Mapping[str, Any], folder: Path, tracker: Tracker, table: pd.DataFrame,
+                   jobs: PlotJobs | None = None) -> None:
+    """The agreement table, and its plot: drawn now, or by ``jobs`` (then the caller logs it with their results)."""
     if not found:
         return
     tracker.log_table(table, AGREEMENT_TABLE)
-    tracker.log_file(agreement_png({g: a.confusion() for g, a in found.items()}, folder / "agreement.png"),
-                     AGREEMENT_PLOT_DIR)
+    args = ("agreement_png", {g: a.confusion() for g, a in found.items()}, folder / "agreement.png")
+    if jobs is not None:
+        jobs.submit(render, *args, artifact_path=AGREEMENT_PLOT_DIR)
+    else:
+        tracker.log_file(render(*args), AGREEMENT_PLOT_DIR)
 
 
 def log_run_evidence(rows: Sequence[HoldoutRow], spent: Mapping[str, float], stats: Mapping[str, PairedStats], *,
-                     alpha: float, seed: int, folder: Path, tracker: Tracker) -> RunEvidence:
+                     alpha: float, seed: int, folder: Path, tracker: Tracker,
+                     jobs: PlotJobs | None = None) -> RunEvidence:
     """Compute the run's :class:`RunEvidence`, log its metrics, tags, agreement table and plot; return it
-    (the caller appends :meth:`RunEvidence.markdown` to the claim report)."""
+    (the caller appends :meth:`RunEvidence.markdown` to the claim report).  ``jobs``: draw the plot there (the
+    caller logs what :meth:`PlotJobs.placed` returns); None: drawn and logged now."""
     evidence = run_evidence(rows, spent, stats, alpha=alpha, seed=seed)
     tracker.log_metrics(evidence.metrics())
     tracker.set_tags(evidence.tags())
-    _log_agreement(evidence.agreement, folder, tracker, evidence.agreement_table())
+    _log_agreement(evidence.agreement, folder, tracker, evidence.agreement_table(), jobs)
     return evidence
 
 

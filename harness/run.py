@@ -32,7 +32,7 @@ from harness.analysis import describe
 from harness.analysis.assess import Assessment, assess
 from harness.analysis.cost import usage_since
 from harness.analysis.evidence import RunEvidence, val_scores
-from harness.analysis.plot_jobs import PlotJobs
+from harness.analysis.plot_jobs import PlotJobs, render
 from harness.claims import log_gates, log_glance, log_run_evidence, log_run_report, log_skill_previews
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
@@ -293,22 +293,14 @@ def _curve_plot(jobs: PlotJobs, result: OptimizationResult, folder: Path, optimi
     """Start drawing the optimisation curve (when there is progress) in the background."""
     if result.progress:
         points = [(p.iteration, p.best_val_score) for p in result.progress]
-        jobs.submit(_render, "optimisation_curve_png", points, folder / "optimisation_curve.png",
+        jobs.submit(render, "optimisation_curve_png", points, folder / "optimisation_curve.png",
                     title=f"{optimizer} optimisation")
 
 
 def holdout_plots(jobs: PlotJobs, holdout: pd.DataFrame, folder: Path) -> None:
     """Start drawing the per-task holdout chart of every grader in the background."""
     for grader in sorted(set(holdout.grader)):
-        jobs.submit(_render, "holdout_per_task_png", holdout, folder / f"holdout_{grader}.png", grader=grader)
-
-
-def _render(name: str, *args: Any, **kwargs: Any) -> Path:
-    """``harness.analysis.plots.<name>(*args, **kwargs)``, imported in the plot thread (matplotlib's import
-    is part of the work taken off the run's path)."""
-    from harness.analysis import plots
-
-    return getattr(plots, name)(*args, **kwargs)
+        jobs.submit(render, "holdout_per_task_png", holdout, folder / f"holdout_{grader}.png", grader=grader)
 
 
 def _log_labels(setup: Setup, rows: list[evaluate.HoldoutRow], folder: Path, tracker: Tracker) -> None:
@@ -380,7 +372,7 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
                     **val_scores(result.candidates, setup.skill.body, evolved_body, fitness)})
     metrics.update(log_glance(claim, rows, metrics, len(setup.splits.holdout), tracker))
     evidence = log_run_evidence(rows, spent, claim.stats, alpha=config.alpha, seed=config.seed,
-                                folder=plots_dir, tracker=tracker)
+                                folder=plots_dir, tracker=tracker, jobs=jobs)
     metrics.update(evidence.metrics())
     tracker.log_text(claim.report + "\n" + evidence.markdown(), artifacts.CLAIM_REPORT)
     gates_tag = "no change" if unchanged else "passed" if gate.passed else "rejected"
@@ -393,8 +385,8 @@ def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models
         tracker.register_skill_version(setup.skill, evolved_text, fitness, claim.verdict.verdict,
                                        metrics.get(f"holdout.{PRIMARY_GRADER}.delta"), task_model=config.task_model,
                                        dataset_digest=setup.splits.digest())
-    for path in jobs.results():  # the plots drew in the background meanwhile (harness.analysis.plot_jobs)
-        tracker.log_file(path, "plots")
+    for path, artifact_path in jobs.placed():  # drawn by the plot process meanwhile (harness.analysis.plot_jobs)
+        tracker.log_file(path, artifact_path)
     source = setup.source
     return RunResult(tracker.run_id, setup.skill, fitness, setup.splits, result, gate, evolved_text, metrics, rows,
                      wall, claim, config.optimizer, config.seed, source.describe() if source else "",

@@ -161,3 +161,41 @@ def test_batched_traces_are_the_traces_start_trace_writes(mlflow_store: str, bre
     assert trace_batch.start_traces(tracing, _infos(batched, 5)) == ("each" if break_batch else "batch")
     expected = _stored(client, one_by_one)
     assert len(expected) == 5 and _stored(client, batched) == expected
+
+
+def _fail(client: Any, message: str) -> None:
+    raise RuntimeError(message)
+
+
+def _unpicklable_failure(client: Any) -> None:
+    class Local(Exception):  # a local class cannot be pickled back to the run
+        pass
+
+    raise Local("local failure")
+
+
+def _pid(client: Any) -> int:
+    import os
+
+    return os.getpid()
+
+
+def test_process_writer_writes_in_another_process_and_raises_failed_writes_in_the_run(mlflow_store: str) -> None:
+    import os
+
+    from harness.forked import WorkerError
+    from harness.tracking.worker import ProcessWriter
+
+    client = mlflow.MlflowClient()
+    run_id = client.create_run(client.create_experiment("process-writer")).info.run_id
+    writer = ProcessWriter(mlflow_store).start()
+    assert writer.call_with(_pid) != os.getpid()
+    writer.submit_call(_fail, "store refused")
+    writer.log_batch(run_id, tags={"after": RunTag("after", "the failure")})  # still written
+    with pytest.raises(RuntimeError, match="store refused"):
+        writer.close()
+    assert client.get_run(run_id).data.tags["after"] == "the failure"
+    writer.submit_call(_unpicklable_failure)  # a write after close starts a new worker
+    with pytest.raises(WorkerError, match="Local: local failure"):
+        writer.close()
+    writer.close()  # reported once

@@ -469,8 +469,8 @@ def bench_overhead(num_cases: int | None = None, budget: int = 100, repeats: int
         detail = f"{tracker.calls} calls (params, metrics, tags, artifacts, tables, datasets, holdout, run start/end)"
         writer = getattr(tracker, "_writer", None)
         if writer is not None:  # the store writes queued by those calls (harness.tracking.writer)
-            detail += (f"; their writes in the writer thread: {writer.seconds:.2f} s wall, {writer.cpu_seconds:.2f} s "
-                       "CPU, overlapping the run")
+            detail += (f"; their writes in the writer ({type(writer).__name__}: harness.tracking.worker's process, or "
+                       f"a thread): {writer.seconds:.2f} s wall, {writer.cpu_seconds:.2f} s CPU, overlapping the run")
         if genai[1]:
             detail += f"; of which {genai[0]:.2f} s in {int(genai[1])} mlflow.genai.evaluate calls"
         rows.append(Row(f"  in MlflowTracker methods, holdout via {WRITERS[name]}",
@@ -574,12 +574,22 @@ def bench_plots(num_cases: int | None = None, budget: int = 100, repeats: int = 
     from harness.analysis.plot_jobs import PlotJobs
     from harness.tracking.tracker import NullTracker
 
-    class InlinePlots(PlotJobs):
+    class InlinePlots:
         """Each plot drawn at once, in the calling thread (the run's critical path)."""
 
-        def submit(self, render: Callable[..., Path], *args: Any, **kwargs: Any) -> None:
-            path = render(*args, **kwargs)
-            super().submit(lambda: path)
+        def __init__(self) -> None:
+            self._placed: list[tuple[Path, str]] = []
+
+        def submit(self, render: Callable[..., Path], *args: Any, artifact_path: str = "plots",
+                   **kwargs: Any) -> None:
+            self._placed.append((render(*args, **kwargs), artifact_path))
+
+        def placed(self) -> list[tuple[Path, str]]:
+            placed, self._placed = self._placed, []
+            return placed
+
+        def results(self) -> list[Path]:
+            return [path for path, _ in self.placed()]
 
     config = _config(num_cases=num_cases, budget=budget)
     best: dict[str, float] = {}
@@ -604,7 +614,7 @@ def bench_plots(num_cases: int | None = None, budget: int = 100, repeats: int = 
     return Row(f"plots off the critical path (untracked zero-latency run, {num_cases or 68} tasks, budget {budget})",
                f"{best['inline'] / best['background']:.2f}x faster", "plots off the path, none lost",
                bool(files["inline"]) and saved > 0,
-               f"{best['background']:.2f} s with the plots drawn in a background thread, {best['inline']:.2f} s drawn "
+               f"{best['background']:.2f} s with the plots drawn in a background process, {best['inline']:.2f} s drawn "
                f"in line (before); best of {repeats} interleaved runs; same {len(files['inline'])} PNG files "
                f"({', '.join(files['inline'])})")
 

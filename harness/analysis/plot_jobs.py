@@ -1,28 +1,80 @@
-"""Render a run's PNG plots in a background thread, so matplotlib's work overlaps the rest of the run.
+"""Render a run's PNG plots in a worker process, so matplotlib's work runs beside the run instead of in it.
 
-A run's plots cost about 0.4-0.6 s each on 2 cores (layout and Agg rendering; BENCHMARKS.md, issue 18).  A
-:class:`PlotJobs` starts each plot as soon as its data exists (the optimisation curve after optimising, the
-per-task charts once the holdout table is built) and hands the finished files back when the run collects them,
-after its other logging.  The plots are drawn one after another (each job's thread first waits for the one
-before it), so matplotlib is never used from two threads at once; each plot builds its own ``Figure``
-(:mod:`harness.analysis.plots` never touches ``pyplot``).
+A run's plots cost about 0.25-0.4 s of CPU each (layout and Agg rendering; BENCHMARKS.md, issue 18).  Drawn in a
+thread they still take turns with the run for the interpreter lock (a background thread made the run slower
+than drawing inline on 2 cores), so a :class:`PlotJobs` forks one worker process when it is created (its start
+overlaps the run; a forked child has the parent's matplotlib already imported, else it imports it there) and
+sends it each plot as soon as its data exists (the optimisation curve after optimising, the per-task charts once
+the holdout table is built, the agreement matrices with the evidence).  The worker draws them one after another
+and hands the finished files back, in submission order, when the run collects them after its other logging.
+Each plot builds its own ``Figure`` (:mod:`harness.analysis.plots` never touches ``pyplot``).
+
+The worker ignores the terminal's signals (:mod:`harness.forked`) and exits when the run collects, when the
+jobs are dropped uncollected, or when the run is gone.  Where ``fork``
+does not exist, the plots are drawn in a background thread instead (same results).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import queue
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable
+
+#: the artifact folder a plot is logged under unless said otherwise
+PLOTS_ARTIFACT_PATH = "plots"
+_WHERE = "the plot process"
+#: seconds between the worker's checks that the run is still alive while no plot comes
+_PARENT_POLL_S = 1.0
+
+
+def render(name: str, *args: Any, **kwargs: Any) -> Path:
+    """``harness.analysis.plots.<name>(*args, **kwargs)``, imported where it runs (matplotlib's import is part of
+    the work taken off the run's path); a picklable job for :meth:`PlotJobs.submit`."""
+    from harness.analysis import plots
+
+    return getattr(plots, name)(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+def _warm() -> None:
+    """(Worker) import matplotlib and the plot module before the first plot is asked for."""
+    from harness.analysis import plots  # noqa: F401
+
+
+def _serve(jobs: Any, results: Any) -> None:
+    """(Worker) draw each ``(render, args, kwargs)`` from ``jobs`` and put ``(path, error)`` on ``results``,
+    until a None job or the run is gone."""
+    ignore_run_signals()
+    parent = ParentWatch()
+    _warm()
+    while True:
+        try:
+            job = jobs.get(timeout=_PARENT_POLL_S)
+        except queue.Empty:
+            if parent.gone():
+                return
+            continue
+        if job is None:
+            return
+        draw, args, kwargs = job
+        try:
+            results.put((draw(*args, **kwargs), None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the run by results()
+            results.put((None, portable(exc, _WHERE)))
+
 
 class _Job(threading.Thread):
-    """One plot: waits for the previous job, then draws; keeps the path or the exception."""
+    """(No fork) one plot in a thread: waits for the previous job, then draws; keeps the path or the exception."""
 
-    def __init__(self, render: Callable[..., Path], args: tuple[Any, ...], kwargs: dict[str, Any],
+    def __init__(self, draw: Callable[..., Path], args: tuple[Any, ...], kwargs: dict[str, Any],
                  previous: _Job | None) -> None:
         super().__init__(name="harness-plot", daemon=False)
-        self._render, self._args, self._kwargs, self._previous = render, args, kwargs, previous
+        self._draw, self._args, self._kwargs, self._previous = draw, args, kwargs, previous
         self.path: Path | None = None
         self.error: BaseException | None = None
 
@@ -30,47 +82,95 @@ class _Job(threading.Thread):
         if self._previous is not None:
             self._previous.join()
         try:
-            self.path = self._render(*self._args, **self._kwargs)
+            self.path = self._draw(*self._args, **self._kwargs)
         except BaseException as exc:  # handed to the collecting thread by results()
             self.error = exc
 
 
 class PlotJobs:
-    """Plots drawn in the background, one at a time, collected in submission order.
-
-    Nothing needs closing: a job thread ends when its plot is drawn, so a run that fails before collecting
-    leaves no thread behind once the plots in flight finish.
+    """Plots drawn beside the run, one at a time, collected in submission order.
 
     Usage::
 
-        jobs = PlotJobs()
-        jobs.submit(optimisation_curve_png, points, folder / "curve.png")
+        jobs = PlotJobs()                    # forks the plot worker
+        jobs.submit(render, "optimisation_curve_png", points, folder / "curve.png")
         ...                                  # other work meanwhile
-        for path in jobs.results():         # waits; re-raises a plot's exception
-            tracker.log_file(path, "plots")
+        for path, artifact_path in jobs.placed():   # waits; re-raises a plot's exception
+            tracker.log_file(path, artifact_path)
+
+    ``render`` and its arguments are sent to the worker pickled: a module-level function (:func:`render`) and
+    plain data (lists, data frames, paths).
     """
 
     def __init__(self) -> None:
-        self._jobs: list[_Job] = []
+        self._where: list[str] = []  # artifact path of each pending plot
+        self._threads: list[_Job] = []
+        self._process: Any = None
+        self._jobs: Any = None
+        self._results: Any = None
+        self._fork = can_fork()
+        if self._fork:
+            self._start()
 
-    def submit(self, render: Callable[..., Path], *args: Any, **kwargs: Any) -> None:
-        """Start drawing ``render(*args, **kwargs)`` (a plot function returning the PNG's path) in the
-        background, after the plots submitted before it."""
-        job = _Job(render, args, kwargs, self._jobs[-1] if self._jobs else None)
-        self._jobs.append(job)
+    def _start(self) -> None:
+        context = multiprocessing.get_context("fork")
+        self._jobs, self._results = context.Queue(), context.Queue()
+        self._process = context.Process(target=_serve, args=(self._jobs, self._results), name="harness-plot",
+                                        daemon=True)
+        self._process.start()
+        # a run that fails before collecting: the worker stops when these jobs are dropped
+        self._finalizer = weakref.finalize(self, self._jobs.put, None)
+
+    def submit(self, draw: Callable[..., Path], *args: Any, artifact_path: str = PLOTS_ARTIFACT_PATH,
+               **kwargs: Any) -> None:
+        """Start drawing ``draw(*args, **kwargs)`` (a plot function returning the PNG's path, e.g. :func:`render`)
+        beside the run, after the plots submitted before it; ``artifact_path``: where the run logs the file."""
+        self._where.append(artifact_path)
+        if self._fork and self._process is None:
+            self._start()
+        if self._process is not None:
+            self._jobs.put((draw, args, kwargs))  # a feeder thread sends it: the run does not wait
+            return
+        job = _Job(draw, args, kwargs, self._threads[-1] if self._threads else None)
+        self._threads.append(job)
         job.start()
 
-    def results(self) -> list[Path]:
-        """The paths of every plot submitted so far, in submission order, once all are drawn; the list of
-        pending plots is then empty.
+    def placed(self) -> list[tuple[Path, str]]:
+        """``(path, artifact_path)`` of every plot submitted so far, in submission order, once all are drawn;
+        the worker then stops (a later :meth:`submit` starts another).
 
         Raises:
             Exception: the first exception a plot raised (after every plot has finished).
+            WorkerError: the plot process ended before drawing every plot.
         """
-        jobs, self._jobs = self._jobs, []
-        for job in jobs:
-            job.join()
-        for job in jobs:
-            if job.error is not None:
-                raise job.error
-        return [job.path for job in jobs if job.path is not None]
+        where, self._where = self._where, []
+        outcomes: list[tuple[Path | None, BaseException | None]] = []
+        if self._process is not None:
+            process, self._process = self._process, None
+            self._finalizer.detach()
+            self._jobs.put(None)  # after the plots sent before it
+            for _ in where:
+                outcomes.append(self._next_result(process))
+            process.join()
+        else:
+            threads, self._threads = self._threads, []
+            for job in threads:
+                job.join()
+                outcomes.append((job.path, job.error))
+        for _, error in outcomes:
+            if error is not None:
+                raise error
+        return [(path, at) for (path, _), at in zip(outcomes, where, strict=True) if path is not None]
+
+    def _next_result(self, process: Any) -> tuple[Path | None, BaseException | None]:
+        while True:
+            try:
+                return self._results.get(timeout=_PARENT_POLL_S)  # type: ignore[no-any-return]
+            except queue.Empty:
+                if not process.is_alive():
+                    raise WorkerError(f"the plot process ended (exit code {process.exitcode}) before drawing "
+                                      "every plot") from None
+
+    def results(self) -> list[Path]:
+        """The paths of :meth:`placed` (same waits and errors)."""
+        return [path for path, _ in self.placed()]

@@ -32,6 +32,7 @@ from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables
 from harness.tracking.views import set_verdict_view
+from harness.tracking.worker import ProcessWriter, use_process_writer
 from harness.tracking.writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -166,12 +167,11 @@ class MlflowTracker:
         self.run_id: str | None = None
         self.run_info: Any = None  #: the run's ``mlflow.entities.RunInfo`` when it was opened
         self._client: Any = None
-        self._writer: StoreWriter | None = None
+        self._writer: StoreWriter | ProcessWriter | None = None
         self._params: dict[str, str] = {}  # params of the run (logged, or there when it was resumed)
         self._tags: dict[str, str] = {}  # tags this tracker set
         self._tables = LoggedTables()
         self._stage: tempfile.TemporaryDirectory[str] | None = None  # copies of files queued for upload
-        self._holdout_experiment: str | None = None
         self._heartbeat: Any = None
 
     @property
@@ -191,11 +191,17 @@ class MlflowTracker:
         return self._client
 
     @property
-    def writer(self) -> StoreWriter:
-        """The writer thread's queue of this tracker (one per tracker)."""
+    def writer(self) -> StoreWriter | ProcessWriter:
+        """The queue of this tracker's store writes (one per tracker): a worker process
+        (:class:`harness.tracking.worker.ProcessWriter`, forked on first use) or, with
+        ``HARNESS_STORE_WRITER=thread`` or without ``fork``, a thread of this process."""
         if self._writer is None:
-            self._writer = StoreWriter(self._store(), log_inputs=lambda run_id, datasets: retry_duplicate_insert(
-                lambda: self._store().log_inputs(run_id, datasets=datasets)))
+            if use_process_writer():
+                client = self._store()  # the worker's client names the same stores, resolved here
+                self._writer = ProcessWriter(str(client.tracking_uri), getattr(client, "_registry_uri", None))
+            else:
+                self._writer = StoreWriter(self._store(), log_inputs=lambda run_id, datasets: retry_duplicate_insert(
+                    lambda: self._store().log_inputs(run_id, datasets=datasets)))
         return self._writer
 
     @property
@@ -230,6 +236,9 @@ class MlflowTracker:
         from harness.tracking.reaper import liveness_tags
 
         client = self._store()
+        writer = self.writer
+        if isinstance(writer, ProcessWriter):
+            writer.start()  # its start-up overlaps the run's start on another core
         env_run = os.environ.get("MLFLOW_RUN_ID")
         tags = {**self.tags, **liveness_tags()}  # pid, host, heartbeat: a run whose process dies can be reaped
         if self.parent_run_id:
@@ -248,7 +257,7 @@ class MlflowTracker:
         else:
             experiment_id, experiment_tags = self._experiment()
             # the runs table's "verdict" view (harness.tracking.views), from the tags just read
-            set_verdict_view(self.client, experiment_id, experiment_tags)
+            set_verdict_view(client, experiment_id, experiment_tags)
         if self.run_name:
             tags[MLFLOW_RUN_NAME] = self.run_name
         # MLflow's context tags, as the fluent start_run would add them: source, user, git commit
@@ -297,10 +306,10 @@ class MlflowTracker:
             self._store().set_terminated(self.run_id, status)
 
     def defer(self, write: Callable[[], Any]) -> None:
-        """Run ``write`` (a function writing to this tracker's store) in this tracker's writer thread, after the
-        writes queued before it, so the run goes on meanwhile; :meth:`flush` (called when the run ends) waits for
-        it and raises its exception."""
-        self.writer.submit(write)
+        """Run ``write`` (a picklable function of no arguments writing to this tracker's store: module-level, or a
+        ``functools.partial`` of one) in this tracker's writer, after the writes queued before it, so the run goes
+        on meanwhile; :meth:`flush` (called when the run ends) waits for it and raises its exception."""
+        self.writer.submit_call(_call_write, write)
 
     def flush(self) -> None:
         """Wait for every queued write, then stop the writer thread and drop the staged file copies.
@@ -361,8 +370,7 @@ class MlflowTracker:
 
     def log_text(self, text: str, artifact_file: str) -> None:
         """Log ``text`` as an artifact file."""
-        run_id = self.run_id
-        self.writer.submit(lambda: self._store().log_text(run_id, text, artifact_file))
+        self.writer.submit_call(_log_text, self.run_id, text, artifact_file)
 
     def log_dict(self, data: Any, artifact_file: str) -> None:
         """Log JSON-serialisable ``data`` as an artifact file."""
@@ -400,8 +408,7 @@ class MlflowTracker:
         Raises:
             OSError: ``directory`` cannot be read.
         """
-        staged, run_id = self._staged(Path(directory)), self.run_id
-        self.writer.submit(lambda: self._store().log_artifacts(run_id, str(staged), artifact_path=artifact_path))
+        self.writer.submit_call(_log_artifacts, self.run_id, str(self._staged(Path(directory))), artifact_path)
 
     def log_file(self, path: Path, artifact_path: str) -> None:
         """Log one local file under ``artifact_path`` (as it is now).
@@ -409,8 +416,7 @@ class MlflowTracker:
         Raises:
             OSError: ``path`` cannot be read.
         """
-        staged, run_id = self._staged(Path(path)), self.run_id
-        self.writer.submit(lambda: self._store().log_artifact(run_id, str(staged), artifact_path=artifact_path))
+        self.writer.submit_call(_log_artifact, self.run_id, str(self._staged(Path(path))), artifact_path)
 
     def log_dataset(self, frame: pd.DataFrame, name: str, context: str, digest: str,
                     source: str | None = None) -> None:
@@ -437,16 +443,10 @@ class MlflowTracker:
         Returns the version, or None when the registry already holds a different baseline for this skill
         name (then nothing is registered and the tag ``registry.note`` says why).
         """
-        from harness.tracking.prompts import BaselineMismatchError, register_evolved
-
-        try:
-            # parallel child runs race on the prompt's aliases; register_evolved is idempotent per run and text
-            version = self.writer.call(lambda: retry_duplicate_insert(
-                lambda: register_evolved(skill, evolved_text, self.run_id or "", fitness, verdict, delta,
-                                         client=self._store(), task_model=task_model,
-                                         dataset_digest=dataset_digest)))
-        except BaselineMismatchError as exc:
-            self.set_tags({"registry.note": str(exc)[:MAX_PARAM_CHARS]})
+        version, note = self.writer.call_with(_register, skill, evolved_text, self.run_id or "", fitness, verdict,
+                                              delta, task_model, dataset_digest)
+        if version is None:
+            self.set_tags({"registry.note": note[:MAX_PARAM_CHARS]})
             return None
         self.set_tags({"registry.version": str(version)})
         return version
@@ -479,51 +479,90 @@ class MlflowTracker:
         records = answer_and_grade(program, tasks, scorers, num_threads=num_threads, on_done=on_done)
         rows = record_rows(records, tasks, graders, variant) if tasks else []
         metrics = _evaluation_metrics(rows)  # now: the caller may extend the list it gets back
-        self.writer.submit(lambda: self._write_evaluation(variant, records, metrics))
+        # the experiment of this run's own name, unless the run came from elsewhere (child run, `mlflow run`): then
+        # the writer reads the run's experiment
+        experiment = None if (self.parent_run_id or os.environ.get("MLFLOW_RUN_ID") or self.run_info is None) \
+            else self.experiment_name
+        run_name = self.run_name or (self.run_info.run_name if self.run_info else "") or str(self.run_id)
+        self.writer.submit_call(_write_evaluation, str(self.run_id), experiment, run_name, variant, records, metrics)
         return rows
 
-    def _write_evaluation(self, variant: str, records: Sequence[Any], metrics: list[Any]) -> None:
-        """(Writer thread) the evaluation run of ``variant`` with its traces, metrics and tags; see
-        :meth:`evaluate_holdout`."""
-        from mlflow.entities import RunTag
 
-        from harness.tracking.holdout_traces import trace_records
+# ------------------------------------------------------------------------------------------------ the writes
+# Module-level functions ``fn(client, *args)`` the writer runs (in its worker process: they are sent pickled).
 
-        client = self._store()
-        eval_run, experiment_id = self._evaluation_run(variant)
-        try:
-            tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
-                if records else {}
-            client.log_batch(eval_run, metrics=metrics,
-                             tags=[RunTag(k, v) for k, v in tags.items()])
-        except BaseException:
-            client.set_terminated(eval_run, "FAILED")
-            raise
-        client.set_terminated(eval_run, "FINISHED")
-        self._tags[f"holdout.{variant}.run_id"] = eval_run
-        client.log_batch(str(self.run_id), tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
 
-    def _evaluation_run(self, variant: str) -> tuple[str, str]:
-        """(Writer thread) create the (running) evaluation run of ``variant``; returns (its id, its experiment's)."""
-        from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+def _call_write(client: Any, write: Callable[[], Any]) -> Any:
+    """A deferred write (:meth:`MlflowTracker.defer`), which names its store itself."""
+    return write()
 
-        client = self._store()
-        if self._holdout_experiment is None:
-            name = self.experiment_name
-            if self.parent_run_id or os.environ.get("MLFLOW_RUN_ID") or self.run_info is None:
-                name = client.get_experiment(client.get_run(self.run_id).info.experiment_id).name
-            holdout = MlflowTracker(name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
-            holdout._client = client
-            self._holdout_experiment = holdout._experiment_id()
-        run_name = self.run_name or (self.run_info.run_name if self.run_info else "") or str(self.run_id)
-        # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
-        name = f"{variant} · {run_name}"
-        tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: str(self.run_id), "variant": variant,
-                TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{self.run_id}` ({run_name}): one "
-                                  "trace per task with every grader's assessment. Compare it to the sibling "
-                                  "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
-        run = client.create_run(self._holdout_experiment, tags=tags, run_name=name)
-        return str(run.info.run_id), self._holdout_experiment
+
+def _log_text(client: Any, run_id: str, text: str, artifact_file: str) -> None:
+    client.log_text(run_id, text, artifact_file)
+
+
+def _log_artifacts(client: Any, run_id: str, directory: str, artifact_path: str) -> None:
+    client.log_artifacts(run_id, directory, artifact_path=artifact_path)
+
+
+def _log_artifact(client: Any, run_id: str, path: str, artifact_path: str) -> None:
+    client.log_artifact(run_id, path, artifact_path=artifact_path)
+
+
+def _register(client: Any, skill: Any, evolved_text: str, run_id: str, fitness: str, verdict: str,
+              delta: float | None, task_model: str, dataset_digest: str) -> tuple[int | None, str]:
+    """(version, "") of :func:`harness.tracking.prompts.register_evolved`, or (None, why) on a baseline mismatch."""
+    from harness.tracking.prompts import BaselineMismatchError, register_evolved
+
+    try:
+        # parallel child runs race on the prompt's aliases; register_evolved is idempotent per run and text
+        return retry_duplicate_insert(lambda: register_evolved(
+            skill, evolved_text, run_id, fitness, verdict, delta, client=client, task_model=task_model,
+            dataset_digest=dataset_digest)), ""
+    except BaselineMismatchError as exc:
+        return None, str(exc)
+
+
+def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name: str, variant: str,
+                      records: Sequence[Any], metrics: list[Any]) -> None:
+    """The evaluation run of ``variant`` of run ``run_id`` with its traces, metrics and tags, and the run's tag
+    ``holdout.<variant>.run_id``; see :meth:`MlflowTracker.evaluate_holdout`.  ``experiment``: the name of the
+    run's experiment (None: read from the run)."""
+    from mlflow.entities import RunTag
+
+    from harness.tracking.holdout_traces import trace_records
+
+    eval_run, experiment_id = _evaluation_run(client, run_id, experiment, run_name, variant)
+    try:
+        tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
+            if records else {}
+        client.log_batch(eval_run, metrics=metrics, tags=[RunTag(k, v) for k, v in tags.items()])
+    except BaseException:
+        client.set_terminated(eval_run, "FAILED")
+        raise
+    client.set_terminated(eval_run, "FINISHED")
+    client.log_batch(run_id, tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
+
+
+def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: str,
+                    variant: str) -> tuple[str, str]:
+    """Create the (running) evaluation run of ``variant`` in ``<experiment>/holdout``; returns (its id, its
+    experiment's)."""
+    from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+
+    if experiment is None:
+        experiment = client.get_experiment(client.get_run(run_id).info.experiment_id).name
+    holdout = MlflowTracker(experiment + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=client.tracking_uri)
+    holdout._client = client
+    holdout_experiment = holdout._experiment_id()
+    # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
+    name = f"{variant} · {run_name}"
+    tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: run_id, "variant": variant,
+            TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{run_id}` ({run_name}): one "
+                              "trace per task with every grader's assessment. Compare it to the sibling "
+                              "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
+    run = client.create_run(holdout_experiment, tags=tags, run_name=name)
+    return str(run.info.run_id), holdout_experiment
 
 
 def _evaluation_metrics(rows: Sequence[HoldoutRow]) -> list[Any]:

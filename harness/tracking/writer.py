@@ -134,6 +134,19 @@ class StoreWriter:
         """
         return self.submit(function, report=False).result()
 
+    def submit_call(self, fn: Callable[..., Any], *args: Any, report: bool = True) -> None:
+        """Queue ``fn(client, *args)`` (``client``: this writer's); with ``report``, its exception is raised by
+        :meth:`close` (the interface :class:`harness.tracking.worker.ProcessWriter` shares)."""
+        self.submit(lambda: fn(self._client, *args), report=report)
+
+    def call_with(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(client, *args)`` run after every write queued before it; returns its result.
+
+        Raises:
+            Exception: whatever ``fn`` raised.
+        """
+        return self.call(lambda: fn(self._client, *args))
+
     def _put(self, op: _Op) -> None:
         with self._cond:
             self._queue.append(op)

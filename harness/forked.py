@@ -1,0 +1,64 @@
+"""Helpers for the harness's forked worker processes (the store writer, the plot renderer); standard library only.
+
+A worker forked from a run must not act on the signals a terminal sends the whole process group (Ctrl-C's
+SIGINT, SIGHUP when the terminal closes): the run decides what happens, and the worker finishes what it was sent.
+SIGTERM, sent to one process, keeps its default action, so ``Process.terminate`` (multiprocessing's clean-up of
+daemon workers at exit) still ends a worker.  A worker also notices when the run is gone, and hands its exceptions
+back in a form that survives pickling.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import traceback
+
+#: the signals a terminal sends the run's whole process group: its workers ignore them
+WORKER_IGNORED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGHUP")
+                               if hasattr(signal, name))
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed with an exception that cannot be sent back as it is (its type, text and the
+    worker's traceback are in the message), or ended without answering."""
+
+
+def can_fork() -> bool:
+    """Whether worker processes are forked here: ``fork`` is a start method of this platform, and it is not macOS
+    (where Python itself refuses to fork by default: system libraries there may crash in a forked child)."""
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+
+
+def ignore_run_signals() -> None:
+    """(Worker) ignore SIGINT and SIGHUP, which the run handles."""
+    for sig in WORKER_IGNORED_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def portable(exc: BaseException, where: str) -> BaseException:
+    """``exc`` if it survives a pickle round trip, else a :class:`WorkerError` naming it and ``where`` it
+    happened (e.g. ``"the plot process"``)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - any pickling failure: send the text instead
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return WorkerError(f"{type(exc).__name__}: {exc}\n(in {where})\n{text}")
+
+
+class ParentWatch:
+    """(Worker) whether the process that forked this one is still its parent (a dead parent's children are
+    re-parented)."""
+
+    def __init__(self) -> None:
+        self._parent = os.getppid()
+
+    def gone(self) -> bool:
+        """True once the parent has died."""
+        return os.getppid() != self._parent
+
+
+__all__ = ["WORKER_IGNORED_SIGNALS", "ParentWatch", "WorkerError", "can_fork", "ignore_run_signals", "portable"]

@@ -1,0 +1,244 @@
+"""The tracker's store writes in a worker process of their own, off the run's GIL (issue 18).
+
+A :class:`~harness.tracking.writer.StoreWriter` thread keeps the run from waiting on the store, but its SQLAlchemy
+work (about 1 s of CPU in a tracked zero-latency run, BENCHMARKS.md) still holds the interpreter lock the run
+needs.  :class:`ProcessWriter` has the same methods and runs that same ``StoreWriter`` in a child process forked
+when the tracker is entered, so on a machine with a second core the writes overlap the run instead of taking
+turns with it.  Fork, not spawn: the child starts with MLflow already imported (a spawned child would spend 1-2 s
+of CPU importing it); right after the fork it drops the SQLAlchemy connection pools it inherited (SQLAlchemy's
+rule for forked processes: ``Engine.dispose(close=False)``), so it never uses a connection of the parent.
+
+Protocol (one ``multiprocessing`` pipe, pickled messages): the parent sends writes (``log_batch``, ``log_inputs``,
+a call of a module-level function ``fn(client, *args)``); the child queues them on its ``StoreWriter`` in order,
+so they are coalesced as before.  Only requests that need an answer are answered, in submission order: a call's
+result (:meth:`ProcessWriter.call_with`), a wait for every write so far, and the close, which carries the first
+error a write raised (re-raised in the run by :meth:`ProcessWriter.close`) and the writer's timings.
+
+Signals: the child ignores SIGINT and SIGHUP (a terminal sends them to the whole process group;
+:mod:`harness.forked`), so an interrupted run's parent decides what happens: it queues its last facts
+(``error.txt``, the outcome tags), closes the writer and marks the run KILLED.  If the parent dies outright, the
+child sees the pipe close (or its parent change), writes what it was sent and exits; the reaper marks the run
+KILLED later, as before.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable
+from harness.tracking.writer import StoreWriter
+
+T = TypeVar("T")
+
+#: environment variable choosing where the store writes run: ``process`` (default where ``fork`` exists) or
+#: ``thread`` (the in-process writer thread; also used where ``fork`` does not exist)
+WRITER_ENV = "HARNESS_STORE_WRITER"
+_WHERE = "the MLflow writer process"
+#: seconds between the child's checks that its parent is still alive while the pipe is quiet
+_PARENT_POLL_S = 1.0
+
+
+def use_process_writer() -> bool:
+    """Whether a tracker's writes go to a worker process (:data:`WRITER_ENV`, and ``fork`` available)."""
+    choice = os.environ.get(WRITER_ENV, "process").strip().lower()
+    if choice not in ("process", "thread"):
+        raise ValueError(f"{WRITER_ENV}={choice!r}: expected 'process' or 'thread'")
+    return choice == "process" and can_fork()
+
+
+def _portable(exc: BaseException) -> BaseException:
+    return portable(exc, _WHERE)
+
+
+def _reset_inherited_pools() -> None:
+    """(Child) forget the SQLAlchemy connections and locks inherited from the parent: each engine MLflow cached
+    makes new connections from now on, and the parent's stay untouched (``dispose(close=False)``)."""
+    import sys
+
+    for name in ("mlflow.store.tracking.sqlalchemy_store", "mlflow.store.model_registry.sqlalchemy_store",
+                 "mlflow.store.jobs.sqlalchemy_store"):
+        module = sys.modules.get(name)
+        store = getattr(module, "SqlAlchemyStore", None) if module else None
+        if store is None or not hasattr(store, "_engine_map"):
+            continue
+        store._engine_map_lock = threading.Lock()  # another thread of the parent may have held it at the fork
+        for engine in list(store._engine_map.values()):
+            engine.dispose(close=False)
+
+
+def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | None) -> None:
+    """(Child) receive writes until told to close or the parent is gone; see the module docstring."""
+    ignore_run_signals()
+    parent_end.close()  # only the parent keeps its end: the pipe closes when the parent does
+    parent = ParentWatch()
+    _reset_inherited_pools()
+    import mlflow
+
+    from harness.tracking.store import retry_duplicate_insert
+
+    client = mlflow.MlflowClient(tracking_uri=tracking_uri, registry_uri=registry_uri)
+    writer = StoreWriter(client, log_inputs=lambda run_id, datasets: retry_duplicate_insert(
+        lambda: client.log_inputs(run_id, datasets=datasets)))
+    send_lock = threading.Lock()
+
+    def reply(message: tuple[Any, ...]) -> None:
+        with send_lock:
+            conn.send(message)
+
+    def answer(future: Any) -> None:
+        error = future.exception()
+        reply(("result", None, _portable(error)) if error is not None else ("result", future.result(), None))
+
+    while True:
+        if not conn.poll(_PARENT_POLL_S):
+            if parent.gone():  # the parent died and the pipe stayed open (another fork holds it)
+                break
+            continue
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            break
+        kind = message[0]
+        if kind == "batch":
+            writer.log_batch(message[1], metrics=message[2], params=message[3], tags=message[4])
+        elif kind == "inputs":
+            writer.log_inputs(message[1], message[2])
+        elif kind == "call":
+            _, fn, args, report = message
+            writer.submit(lambda fn=fn, args=args: fn(client, *args), report=report)
+        elif kind == "ask":  # a call whose result the parent waits for
+            _, fn, args = message
+            writer.submit(lambda fn=fn, args=args: fn(client, *args), report=False).add_done_callback(answer)
+        elif kind == "wait":
+            writer.submit(lambda: None, report=False).add_done_callback(answer)
+        elif kind == "close":
+            error: BaseException | None = None
+            try:
+                writer.close()
+            except BaseException as exc:  # noqa: BLE001 - handed to the parent
+                error = _portable(exc)
+            reply(("closed", error, writer.seconds, writer.cpu_seconds))
+            return
+    try:  # the parent is gone: what it sent is written, nobody to tell about errors
+        writer.close()
+    except BaseException:  # noqa: BLE001, S110 - no one left to report to
+        pass
+
+
+class ProcessWriter:
+    """The :class:`~harness.tracking.writer.StoreWriter` interface, run in a forked worker process.
+
+    Writes are ``mlflow.entities`` objects and module-level functions ``fn(client, *args)`` with picklable
+    arguments (``client``: the worker's ``MlflowClient`` on the same store).  The worker starts on
+    :meth:`start` or the first write, and again on a write after :meth:`close`.
+
+    Args:
+        tracking_uri: the store's resolved tracking URI.
+        registry_uri: the model registry URI (None: MLflow's default for ``tracking_uri``).
+    """
+
+    def __init__(self, tracking_uri: str, registry_uri: str | None = None) -> None:
+        self._uris = (tracking_uri, registry_uri)
+        self._conn: Any = None
+        self._process: Any = None
+        self._send_lock = threading.Lock()
+        self._ask_lock = threading.Lock()  # one request awaiting its answer at a time: answers come in order
+        self.seconds = 0.0  # wall time of the writes in the worker, s (for benchmarks)
+        self.cpu_seconds = 0.0  # CPU time of the worker's writer thread in them, s
+
+    def start(self) -> ProcessWriter:
+        """Fork the worker now (if it is not running), so its setup overlaps the caller's work; returns self."""
+        with self._send_lock:
+            if self._process is None:
+                context = multiprocessing.get_context("fork")
+                ours, theirs = context.Pipe(duplex=True)
+                process = context.Process(target=_serve, args=(theirs, ours, *self._uris),
+                                          name="harness-mlflow-writer", daemon=True)
+                process.start()
+                theirs.close()
+                self._conn, self._process = ours, process
+        return self
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        self.start()
+        with self._send_lock:
+            self._conn.send(message)
+
+    def _ask(self, message: tuple[Any, ...]) -> Any:
+        with self._ask_lock:
+            self._send(message)
+            try:
+                kind, value, error = self._conn.recv()
+            except EOFError:
+                raise WorkerError(f"the MLflow writer process ended (exit code {self._process.exitcode}) "
+                                  "before answering") from None
+        if error is not None:
+            raise error
+        return value
+
+    # ----------------------------------------------------------------- the StoreWriter interface
+
+    def log_batch(self, run_id: str, *, metrics: Sequence[Any] = (), params: Mapping[str, Any] | None = None,
+                  tags: Mapping[str, Any] | None = None) -> None:
+        """Queue ``mlflow.entities`` Metric, Param and RunTag objects (params and tags by key) for run ``run_id``."""
+        if metrics or params or tags:
+            self._send(("batch", run_id, list(metrics), dict(params or {}), dict(tags or {})))
+
+    def log_inputs(self, run_id: str, datasets: Sequence[Any]) -> None:
+        """Queue ``mlflow.entities.DatasetInput`` objects for run ``run_id``."""
+        if datasets:
+            self._send(("inputs", run_id, list(datasets)))
+
+    def submit_call(self, fn: Callable[..., Any], *args: Any, report: bool = True) -> None:
+        """Queue ``fn(client, *args)`` (``fn`` module-level, ``args`` picklable); with ``report``, its exception is
+        raised by :meth:`close`."""
+        self._send(("call", fn, args, report))
+
+    def call_with(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(client, *args)`` in the worker after every write queued before it; returns its result.
+
+        Raises:
+            Exception: whatever ``fn`` raised (or :class:`WorkerError` with its text).
+        """
+        return self._ask(("ask", fn, args))  # type: ignore[no-any-return]
+
+    def wait(self) -> None:
+        """Block until every write queued so far has run (errors stay kept for :meth:`close`)."""
+        if self._process is not None:
+            self._ask(("wait",))
+
+    def close(self) -> None:
+        """Wait for every queued write, then stop the worker (a later write starts a new one).
+
+        Raises:
+            Exception: the first exception a queued write raised (every write ran), once.
+            WorkerError: the worker ended without answering (its exit code named).
+        """
+        with self._ask_lock:
+            if self._process is None:
+                return
+            process, conn = self._process, self._conn
+            try:
+                with self._send_lock:
+                    conn.send(("close",))
+                _, error, seconds, cpu = conn.recv()
+            except (EOFError, OSError):
+                process.join()
+                raise WorkerError(f"the MLflow writer process ended (exit code {process.exitcode}) before its "
+                                  "writes were confirmed") from None
+            finally:
+                with self._send_lock:
+                    self._process = self._conn = None
+            conn.close()
+            process.join()
+        self.seconds += seconds
+        self.cpu_seconds += cpu
+        if error is not None:
+            raise error
+
+
+__all__ = ["WRITER_ENV", "ProcessWriter", "WorkerError", "use_process_writer"]
