@@ -31,7 +31,7 @@ from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIP
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables
-from harness.tracking.views import set_verdict_view
+from harness.tracking.views import set_trace_view, set_verdict_view
 from harness.tracking.writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ class Tracker(Protocol):
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
                                delta: float | None, *, task_model: str = "",
                                dataset_digest: str = "") -> int | None: ...
+    def name_verdict(self, headline: str) -> None: ...
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]: ...
@@ -107,6 +108,9 @@ class NullTracker:
                                dataset_digest: str = "") -> int | None:
         """Nothing is registered without a store."""
         return None
+
+    def name_verdict(self, headline: str) -> None:
+        """Nothing is named without a store."""
 
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
@@ -172,6 +176,7 @@ class MlflowTracker:
         self._tables = LoggedTables()
         self._stage: tempfile.TemporaryDirectory[str] | None = None  # copies of files queued for upload
         self._holdout_experiment: str | None = None
+        self._holdout_tags: dict[str, str] | None = None  # the holdout experiment's tags until the traces view is set
         self._heartbeat: Any = None
 
     @property
@@ -206,9 +211,6 @@ class MlflowTracker:
     def logged_tag(self, key: str) -> str | None:
         """The value this tracker set for the run's tag ``key`` (None if it set none): no store read."""
         return self._tags.get(key)
-
-    def _experiment_id(self) -> str:
-        return self._experiment()[0]
 
     def _experiment(self) -> tuple[str, dict[str, str]]:
         """The id and tags of :attr:`experiment_name`, created (with no tags) when it does not exist."""
@@ -294,7 +296,49 @@ class MlflowTracker:
             except Exception:  # the run's own exception is the one to report
                 pass
         finally:
+            self._rename_now(status.lower())  # "failed · <name>", "killed · <name>"
             self._store().set_terminated(self.run_id, status)
+
+    @property
+    def experiment_id(self) -> str | None:
+        """The id of this run's experiment (None before the run is opened); no store call."""
+        return str(self.run_info.experiment_id) if self.run_info is not None else None
+
+    @property
+    def holdout_experiment_id(self) -> str | None:
+        """The id of the experiment holding this run's holdout evaluation runs and traces (None when no holdout was
+        written), after every queued write ran."""
+        if self._writer is not None:
+            self._writer.wait()
+        return self._holdout_experiment
+
+    def _base_name(self) -> str:
+        """The name the run started with (``run_name``, else the one MLflow or ``mlflow run`` gave it)."""
+        return self.run_name or (self.run_info.run_name if self.run_info is not None else "") or ""
+
+    def name_verdict(self, headline: str) -> None:
+        """Lead the run's name with ``headline`` (its verdict, e.g. ``improved``) and keep the name it started with
+        after it (:func:`harness.analysis.describe.verdict_run_name`): the runs table shows about 22 characters of a
+        name, and no other column by default.  Queued after the writes before it; called again, the last headline
+        wins (the name is always built from the starting name)."""
+        from harness.analysis.describe import verdict_run_name
+
+        name = verdict_run_name(headline, self._base_name())
+        self._tags["mlflow.runName"] = name
+        run_id = str(self.run_id)
+        self.writer.submit(lambda: self._store().update_run(run_id, name=name))  # the tag mlflow.runName too
+
+    def _rename_now(self, outcome: str) -> None:
+        """(Run end) name the run ``"<outcome> · <starting name>"`` at once; best effort, since the run's own
+        exception is the one to report."""
+        from harness.analysis.describe import verdict_run_name
+
+        try:
+            name = verdict_run_name(outcome, self._base_name())
+            self._store().update_run(str(self.run_id), name=name)
+            self._tags["mlflow.runName"] = name
+        except Exception:  # the name is a UI convenience
+            pass
 
     def defer(self, write: Callable[[], Any]) -> None:
         """Run ``write`` (a function writing to this tracker's store) in this tracker's writer thread, after the
@@ -479,11 +523,14 @@ class MlflowTracker:
         records = answer_and_grade(program, tasks, scorers, num_threads=num_threads, on_done=on_done)
         rows = record_rows(records, tasks, graders, variant) if tasks else []
         metrics = _evaluation_metrics(rows)  # now: the caller may extend the list it gets back
-        self.writer.submit(lambda: self._write_evaluation(variant, records, metrics))
+        names = [g.name for g in graders]
+        self.writer.submit(lambda: self._write_evaluation(variant, records, metrics, names))
         return rows
 
-    def _write_evaluation(self, variant: str, records: Sequence[Any], metrics: list[Any]) -> None:
-        """(Writer thread) the evaluation run of ``variant`` with its traces, metrics and tags; see
+    def _write_evaluation(self, variant: str, records: Sequence[Any], metrics: list[Any],
+                          graders: Sequence[str]) -> None:
+        """(Writer thread) the evaluation run of ``variant`` with its traces, metrics and tags, and the holdout
+        experiment's traces view (:func:`harness.tracking.views.set_trace_view`, once per tracker); see
         :meth:`evaluate_holdout`."""
         from mlflow.entities import RunTag
 
@@ -491,6 +538,9 @@ class MlflowTracker:
 
         client = self._store()
         eval_run, experiment_id = self._evaluation_run(variant)
+        if self._holdout_tags is not None:
+            set_trace_view(client, experiment_id, graders, self._holdout_tags)
+            self._holdout_tags = None
         try:
             tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
                 if records else {}
@@ -514,7 +564,7 @@ class MlflowTracker:
                 name = client.get_experiment(client.get_run(self.run_id).info.experiment_id).name
             holdout = MlflowTracker(name + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=self.tracking_uri)
             holdout._client = client
-            self._holdout_experiment = holdout._experiment_id()
+            self._holdout_experiment, self._holdout_tags = holdout._experiment()
         run_name = self.run_name or (self.run_info.run_name if self.run_info else "") or str(self.run_id)
         # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
         name = f"{variant} · {run_name}"
