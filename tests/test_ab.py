@@ -132,9 +132,11 @@ def test_candidates_rank_children_under_one_parent(mlflow_store: str, tmp_path: 
     parent_id = parent.run_id.iloc[0]
     assert parent["tags.run.kind"].iloc[0] == "ab" and set(children["tags.run.kind"]) == {"ab"}
     assert sorted(children["tags.mlflow.runName"].str.split(" · ").str[-1]) == ["arxiv-ab-lessons", "arxiv-ab-same"]
-    assert all(n.startswith(f"{v} · ") for n, v in zip(children["tags.mlflow.runName"], children["tags.verdict"]))
+    names = zip(children["tags.mlflow.runName"], children["tags.verdict"], strict=True)
+    assert all(n.startswith(f"{v} · ") for n, v in names)
     # the parent: how many candidates improved, then its own name
-    assert parent["tags.mlflow.runName"].iloc[0] == "1/2 improved · arxiv-ab-cands"
+    improved = sum(v == "improved" for v in children["tags.verdict"])
+    assert parent["tags.mlflow.runName"].iloc[0] == f"{improved}/2 improved · arxiv-ab-cands"
     assert children["params.dataset_digest"].nunique() == 1
     mlflow.set_experiment("skills/arxiv")
     frame = mlflow.load_table("ab/ranking.json", run_ids=[parent_id])
