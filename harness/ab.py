@@ -28,7 +28,7 @@ import pandas as pd
 
 from harness import artifacts
 from harness.analysis.assess import Assessment, assess
-from harness.analysis.describe import ab_parent_description
+from harness.analysis.describe import ab_parent_description, verdicts_headline
 from harness.analysis.plot_jobs import PlotJobs
 from harness.claims import log_glance, log_skill_previews
 from harness.config import AB_SPLIT_CHOICES, ConfigError, EvolveConfig
@@ -259,6 +259,7 @@ def ab_many(config: EvolveConfig, plan: AbPlan, split: str, parent: MlflowTracke
                          artifacts.TAG_DESCRIPTION: ab_parent_description(
                              frame, baseline=str(plan.baseline.path), split=split, task_model=config.task_model,
                              disagreements=len(found))})
+        parent.name_verdict(verdicts_headline([r.verdict for r in results]))
         parent.log_metrics({**models.usage.metrics(),
                             **{f"ab.{r.candidate.name}.{g}.delta": r.delta(g) for r in results
                                for g in (PRIMARY, *OTHER_GRADERS)}})

@@ -42,8 +42,9 @@ def log_glance(claim: Assessment, rows: Sequence[HoldoutRow], metrics: Mapping[s
 
     In order: the headline metrics (:func:`~harness.analysis.describe.headline_metrics`, first so they lead the
     run page's metric list), ``metrics`` without the long tail (:func:`~harness.analysis.describe.is_tail_metric`),
-    the statistics table ``stats/statistics.json``, the per-task pivot ``holdout/per_task.json``, and the verdict
-    tags with the description (``mlflow.note.content``; ``lead`` opens its first line).
+    the statistics table ``stats/statistics.json``, the per-task pivot ``holdout/per_task.json``, the verdict
+    tags with the description (``mlflow.note.content``; ``lead`` opens its first line), and the run's name led by
+    the verdict (:meth:`~harness.tracking.tracker.Tracker.name_verdict`).
     """
     primary = describe.PRIMARY
     headline = describe.headline_metrics(claim.stats, claim.verdict, primary)
@@ -53,6 +54,7 @@ def log_glance(claim: Assessment, rows: Sequence[HoldoutRow], metrics: Mapping[s
     tracker.log_table(describe.per_task_pivot(rows, primary), artifacts.PER_TASK_TABLE)
     tracker.set_tags({**claim.verdict.to_tags(), artifacts.TAG_DESCRIPTION: describe.run_description(
         claim.verdict, claim.stats, holdout_size, primary, lead=lead)})
+    tracker.name_verdict(claim.verdict.verdict)
     return headline
 
 

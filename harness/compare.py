@@ -284,6 +284,7 @@ def _describe_parent(parent: Tracker, results: Sequence[ArmResult], spreads: dic
                                        holdout_size=len(setup.splits.holdout))
     parent.set_tags({artifacts.TAG_VERDICT: describe.experiment_verdict(arms, spreads),
                      artifacts.TAG_DESCRIPTION: text})
+    parent.name_verdict(describe.verdicts_headline(list(verdicts.values())))
     parent.log_text(describe.experiment_report(arms, spreads, matrix, skill=setup.skill.name,
                                                task_model=config.task_model, seeds=seeds), artifacts.CLAIM_REPORT)
 

@@ -55,7 +55,7 @@ def test_ab_logs_one_tagged_run_with_statistics_and_claim(mlflow_store: str, tmp
     assert len(runs) == 1
     run = mlflow.get_run(runs.run_id.iloc[0])
     tags, metrics, params = run.data.tags, run.data.metrics, run.data.params
-    assert tags["mlflow.runName"] == "arxiv-ab-lessons"
+    assert tags["mlflow.runName"] == f"{tags['verdict']} · arxiv-ab-lessons"  # the verdict leads the name
     assert tags["run.kind"] == "ab"
     assert tags["fitness"] == tags["optimizer"] == "none"  # never read as an evolution run
     assert tags["ab.candidate_path"] == str((tmp_path / "lessons.md").resolve())
@@ -131,7 +131,12 @@ def test_candidates_rank_children_under_one_parent(mlflow_store: str, tmp_path: 
     assert len(parent) == 1 and len(children) == 2
     parent_id = parent.run_id.iloc[0]
     assert parent["tags.run.kind"].iloc[0] == "ab" and set(children["tags.run.kind"]) == {"ab"}
-    assert sorted(children["tags.mlflow.runName"]) == ["arxiv-ab-lessons", "arxiv-ab-same"]
+    assert sorted(children["tags.mlflow.runName"].str.split(" · ").str[-1]) == ["arxiv-ab-lessons", "arxiv-ab-same"]
+    names = zip(children["tags.mlflow.runName"], children["tags.verdict"], strict=True)
+    assert all(n.startswith(f"{v} · ") for n, v in names)
+    # the parent: how many candidates improved, then its own name
+    improved = sum(v == "improved" for v in children["tags.verdict"])
+    assert parent["tags.mlflow.runName"].iloc[0] == f"{improved}/2 improved · arxiv-ab-cands"
     assert children["params.dataset_digest"].nunique() == 1
     mlflow.set_experiment("skills/arxiv")
     frame = mlflow.load_table("ab/ranking.json", run_ids=[parent_id])

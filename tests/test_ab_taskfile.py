@@ -58,7 +58,7 @@ def test_a_better_candidate_wins_on_the_task_files_checks(mlflow_store: str, tmp
     assert code == 0, out
     run = _only_run()
     tags, metrics, params = run.data.tags, run.data.metrics, run.data.params
-    assert tags["run.kind"] == "ab" and tags["mlflow.runName"] == f"{SKILL}-ab-lessons"
+    assert tags["run.kind"] == "ab" and tags["mlflow.runName"] == f"{tags['verdict']} · {SKILL}-ab-lessons"
     assert tags["tasks.source"] == "tasks-file" and params["tasks_path"] == str(TASKS.resolve())
     assert metrics["holdout.verifier.baseline"] == pytest.approx(0.5)  # test/lessons: confidently wrong ...
     assert metrics["holdout.verifier.evolved"] == pytest.approx(1.0)   # ... and right under the lessons

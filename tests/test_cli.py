@@ -83,6 +83,36 @@ def test_successful_run_prints_summary_and_run_id(mlflow_store: str) -> None:
     runs = mlflow.search_runs(experiment_names=["skills/arxiv"])
     assert len(runs) == 1 and runs.status[0] == "FINISHED"
     assert f"run id: {runs.run_id[0]}" in output
+    assert "verdict view" not in output  # a local store has no UI address to link to
+
+
+class _Ended:
+    """What :func:`harness.cli.summary.view_links` reads of a tracker whose run has ended."""
+
+    def __init__(self, store_uri: str) -> None:
+        self.store_uri, self.experiment_id, self.holdout_experiment_id = store_uri, "3", "4"
+
+
+class _Footer:
+    """A reporter that keeps the footer of its summary."""
+
+    footer: dict[str, str] = {}
+
+    def summary(self, title: str, rows: list[tuple[str, str]], footer: dict[str, str]) -> None:
+        self.footer = dict(footer)
+
+
+def test_the_summary_links_the_saved_views_on_a_tracking_server() -> None:
+    from harness.cli.summary import summarize_compare, view_links
+
+    links = view_links(_Ended("http://127.0.0.1:5055"))
+    assert links == {
+        "verdict view": "http://127.0.0.1:5055/#/experiments/3/runs?viewStateShareKey=harness-verdict",
+        "holdout traces view": "http://127.0.0.1:5055/#/experiments/4/traces?traceViewShareKey=harness-verdict"}
+    assert view_links(_Ended("sqlite:////tmp/mlflow.db")) == {}
+    reporter = _Footer()
+    summarize_compare("p1", [], reporter, None, links)  # type: ignore[arg-type]
+    assert reporter.footer == {"parent run id": "p1", **links}
 
 
 @pytest.mark.parametrize("quiet", [False, True])

@@ -74,9 +74,22 @@ def test_names_tell_runs_apart() -> None:
     assert describe.run_name("arxiv", "judge", "openai/gpt-4o", 2, "miprov2") == (
         "judge/miprov2 s2 · arxiv · openai/gpt-4o")
     assert describe.parent_run_name("arxiv", ["keyword", "verifier", "keyword"], "test/lessons", 3) == (
-        "side-by-side keyword,verifier ×3 seeds · arxiv · test/lessons")
-    assert describe.parent_run_name("arxiv", ["verifier"], "embedded", 1).endswith("×1 seed · arxiv · embedded")
+        "keyword,verifier ×3 seeds · side-by-side · arxiv · test/lessons")
+    assert describe.parent_run_name("arxiv", ["verifier"], "embedded", 1) == (
+        "verifier ×1 seed · side-by-side · arxiv · embedded")
     assert describe.evaluation_run_name("evolved", "verifier s0 · arxiv") == "evolved · verifier s0 · arxiv"
+
+
+def test_a_run_name_leads_with_its_verdict_once_known() -> None:
+    # MLflow's default runs table shows ~22 characters of the name and nothing else of the verdict
+    name = describe.run_name("arxiv", "verifier", "test/lessons", 0)
+    assert describe.verdict_run_name("improved", name) == "improved · verifier s0 · arxiv · test/lessons"
+    assert describe.verdict_run_name("failed", name) == "failed · verifier s0 · arxiv · test/lessons"
+    assert describe.verdict_run_name("", name) == name and describe.verdict_run_name("killed", "") == "killed"
+    # parents: how many arms (or candidates) improved, and regressions when any
+    assert describe.verdicts_headline(["improved", "inconclusive", "improved"]) == "2/3 improved"
+    assert describe.verdicts_headline(["regressed", "unchanged"]) == "0/2 improved, 1 regressed"
+    assert describe.verdicts_headline(["unchanged"]) == "unchanged" and describe.verdicts_headline([]) == ""
 
 
 def test_headline_metrics_are_few_grouped_and_agree_with_the_stats() -> None:

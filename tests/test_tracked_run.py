@@ -11,6 +11,7 @@ import dspy
 import mlflow
 import pytest
 
+from harness.analysis.describe import verdict_run_name
 from harness.cli.console import Reporter
 from harness.cli.summary import summary_rows
 from harness.config import EvolveConfig
@@ -21,6 +22,7 @@ from harness.models.testing import ScriptedEngine
 from harness.run import evolve
 from harness.tracking.holdout_traces import LM_SPAN_NAME, batch_holdout
 from harness.tracking.tracker import MlflowTracker
+from harness.tracking.views import TRACE_VIEW_NAME, TRACE_VIEW_TAG, read_envelope, trace_view_state
 from verifiers import get_verifier
 
 QUIET = Reporter(quiet=True)
@@ -71,6 +73,32 @@ def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessmen
         assert set(feedback) == set(graders)
         assert feedback[row.grader].value == row.composite and feedback[row.grader].rationale == row.feedback
         assert trace.data.spans[0].outputs == row.output
+        # the Traces tab shows the response preview by default: it names the variant; the answer stays bare
+        assert trace.info.response_preview == f"[{row.variant}] {row.output}"[:1000]
+    # MLflow's "Compare to" view pairs two evaluation runs' traces by request preview: one per task in all variants
+    previews = {t.info.tags["task_id"]: {x.info.request_preview for x in traces
+                                         if x.info.tags["task_id"] == t.info.tags["task_id"]} for t in traces}
+    assert all(len(p) == 1 for p in previews.values())
+    # the holdout experiment's saved traces view: trace name, every grader's score, the variant tag
+    holdout_experiment = client.get_experiment(eval_run.info.experiment_id)
+    name, state, _ = read_envelope(holdout_experiment.tags[TRACE_VIEW_TAG]) or ("", {}, 0)
+    assert name == TRACE_VIEW_NAME and state == trace_view_state(list(dict.fromkeys(r.grader for r in result.rows)))
+    # the run's name leads with its verdict, then the name it started with (MLflow's generated one here)
+    run = client.get_run(result.run_id)
+    expected = verdict_run_name(result.assessment.verdict.verdict, tracker.run_info.run_name)
+    assert run.info.run_name == run.data.tags["mlflow.runName"] == expected
+    assert expected.startswith(result.assessment.verdict.verdict + " · ")
+
+
+@pytest.mark.parametrize("error, outcome", [(RuntimeError("boom"), "failed"), (KeyboardInterrupt(), "killed")])
+def test_a_run_that_ends_early_is_named_by_its_outcome(mlflow_store: str, error: BaseException,
+                                                       outcome: str) -> None:
+    with pytest.raises(type(error)), MlflowTracker("skills/early", run_name="verifier s0 · arxiv · x") as tracker:
+        tracker.name_verdict("improved")  # a verdict logged before the failure does not name a failed run
+        raise error
+    run = mlflow.MlflowClient().get_run(str(tracker.run_id))
+    assert run.info.run_name == f"{outcome} · verifier s0 · arxiv · x"
+    assert run.info.status == ("FAILED" if outcome == "failed" else "KILLED")
 
 
 class Gate:

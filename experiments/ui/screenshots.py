@@ -11,23 +11,26 @@ Takes one PNG per page with headless Debian Chromium (``apt-get install -y chrom
 command line (:data:`CHROMIUM` plus a fresh profile, 1600×1000, 25 s of virtual time), so the next change to the
 UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``skills/<skill>``):
 
-* ``01-runs-table``: the experiment's runs table as MLflow shows it by default (names only);
-* ``01b-runs-verdict-view``: the same table in the harness's shared view (``?viewStateShareKey=harness-verdict``:
-  description, headline metrics, verdict);
+* ``01-runs-table``: the experiment's runs table as MLflow shows it by default, fresh profile, plain experiment
+  URL (the run names, which lead with the verdict);
+* ``01b-runs-verdict-view``: the same table in the harness's saved view "Verdict (harness)"
+  (``?viewStateShareKey=harness-verdict``: description, headline metrics, verdict);
 * ``02-evaluation-runs``: the ``skills/<skill>/holdout`` evaluation runs (one per variant);
 * ``03-run-page``: the newest evolution run whose skill changed (not a parent, not an A/B run): description,
   headline metrics, tags;
 * ``04-artifact-claim`` / ``05-artifact-diff`` / ``06-artifact-skill`` / ``07-artifact-per-task`` /
   ``08-artifact-stats``: its claim report, diff preview, evolved SKILL.md preview, per-task pivot, statistics;
-* ``09-traces``: the holdout experiment's traces; ``10-compare-to``: the evolved evaluation run compared to the
-  baseline one, per task;
+* ``09-traces``: the holdout experiment's Traces tab by default (the response preview names the variant);
+  ``09b-traces-view``: the same tab in the harness's saved traces view "Variant and grades (harness)"
+  (``?traceViewShareKey=harness-verdict``: trace name, every grader's score, the variant tag);
+  ``10-compare-to``: the evolved evaluation run compared to the baseline one, per task;
 * ``11-parent`` / ``12-parent-claim`` / ``13-parent-heatmap`` / ``14-parent-seeds``: the newest side-by-side
   parent (one with several seeds first): run page, claim report, heatmap, seeds claim report;
 * ``15-unchanged``: the newest run whose evolved skill is the baseline (verdict ``unchanged``);
 * ``16-ab-parent`` / ``17-ab-child`` / ``18-ab-ranking``: the newest A/B parent, its first child, its ranking;
 * ``19-prompts`` / ``20-prompt-versions``: the prompt registry and the skill's versions (tags, aliases);
-* per ``--extra-skill`` (a task-file skill, say): ``21-<skill>-runs-verdict-view`` and ``22-<skill>-run-page``
-  (then 23/24, ...).
+* per ``--extra-skill`` (a task-file skill, say): ``21-<skill>-runs-table`` (default), ``22-<skill>-runs-verdict-view``
+  and ``23-<skill>-run-page`` (then 24/25/26, ...).
 
 A page whose run is not in the store is left out.  The screenshots go to ``--out``, which must lie
 outside this repository (screenshots are never committed).
@@ -45,7 +48,7 @@ from typing import Any
 
 #: the repository root: ``--out`` may not lie inside it
 REPO = Path(__file__).resolve().parents[2]
-#: the share key of the runs table's verdict view (harness.tracking.views.VIEW_KEY; this script imports no harness)
+#: the share key of the saved runs and traces views (harness.tracking.views.VIEW_KEY; this script imports no harness)
 VIEW_KEY = "harness-verdict"
 
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -83,8 +86,8 @@ def _artifact(ui: str, exp: str, run: str, path: str) -> str:
 def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -> list[tuple[str, str]]:
     """``(file stem, URL)`` of the pages of one skill's experiments, looked up through ``client``.
 
-    For an ``extra`` skill (its index among the extra skills) only its runs table (the verdict view) and newest
-    run page are taken.
+    For an ``extra`` skill (its index among the extra skills) only its runs table (default and verdict view) and
+    newest run page are taken.
 
     Raises:
         SystemExit: the store has no experiment ``skills/<skill>``.
@@ -98,9 +101,11 @@ def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -
     single = changed or _newest(runs, _is_single)
     view = f"{ui}/experiments/{exp}/runs?viewStateShareKey={VIEW_KEY}"
     if extra is not None:
-        out = [(f"{21 + 2 * extra:02d}-{skill}-runs-verdict-view", view)]
+        first = 21 + 3 * extra
+        out = [(f"{first:02d}-{skill}-runs-table", f"{ui}/experiments/{exp}/runs"),
+               (f"{first + 1:02d}-{skill}-runs-verdict-view", view)]
         if single is not None:
-            out.append((f"{22 + 2 * extra:02d}-{skill}-run-page", f"{ui}/experiments/{exp}/runs/{single.info.run_id}"))
+            out.append((f"{first + 2:02d}-{skill}-run-page", f"{ui}/experiments/{exp}/runs/{single.info.run_id}"))
         return out
     out = [("01-runs-table", f"{ui}/experiments/{exp}/runs"), ("01b-runs-verdict-view", view)]
     holdout = client.get_experiment_by_name(f"skills/{skill}/holdout")
@@ -117,6 +122,7 @@ def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -
         if holdout is not None:
             hid = holdout.experiment_id
             out += [("09-traces", f"{ui}/experiments/{hid}/traces"),
+                    ("09b-traces-view", f"{ui}/experiments/{hid}/traces?traceViewShareKey={VIEW_KEY}"),
                     ("10-compare-to", f"{ui}/experiments/{hid}/evaluation-runs?selectedRunUuid="
                                       f"{tags['holdout.evolved.run_id']}&compareToRunUuid="
                                       f"{tags.get('holdout.baseline.run_id', '')}")]

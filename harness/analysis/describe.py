@@ -59,10 +59,30 @@ def run_name(skill: str, fitness: str, task_model: str, seed: int, optimizer: st
 
 
 def parent_run_name(skill: str, labels: Sequence[str], task_model: str, seeds: int) -> str:
-    """The display name of a side-by-side parent: ``"side-by-side keyword,judge,verifier ×2 seeds · arxiv ·
-    test/lessons"`` (``×1 seed`` for one)."""
+    """The display name of a side-by-side parent, distinguishing part first: ``"keyword,judge,verifier ×2 seeds ·
+    side-by-side · arxiv · test/lessons"`` (``×1 seed`` for one)."""
     arms = ",".join(dict.fromkeys(labels))
-    return f"side-by-side {arms} ×{seeds} seed{'s' if seeds != 1 else ''} · {skill} · {task_model}"
+    return f"{arms} ×{seeds} seed{'s' if seeds != 1 else ''} · side-by-side · {skill} · {task_model}"
+
+
+def verdict_run_name(headline: str, name: str) -> str:
+    """A run's name once its outcome is known: the outcome first, since MLflow's default runs table shows only
+    the name (its column is 190 px wide, about 22 characters), then the name the run started with, so runs stay
+    told apart: ``"improved · verifier s0 · arxiv · test/lessons"``.  ``headline``: a verdict (``improved``,
+    ``inconclusive``, ...), :func:`verdicts_headline` of a parent, or the outcome of a run that ended early
+    (``failed``, ``killed``); empty = ``name`` unchanged (and an empty ``name`` gives ``headline``)."""
+    return " · ".join(part for part in (headline, name) if part)
+
+
+def verdicts_headline(verdicts: Sequence[str]) -> str:
+    """The headline of a run holding several verdicts (a side-by-side parent: one per arm; an A/B parent: one per
+    candidate): how many improved, then how many regressed when any did: ``"2/3 improved"``, ``"0/2 improved, 1
+    regressed"``.  One verdict is its own headline; none gives ``""``."""
+    if len(verdicts) <= 1:
+        return verdicts[0] if verdicts else ""
+    text = f"{sum(v == IMPROVED for v in verdicts)}/{len(verdicts)} {IMPROVED}"
+    regressed = sum(v == REGRESSED for v in verdicts)
+    return text + (f", {regressed} {REGRESSED}" if regressed else "")
 
 
 def evaluation_run_name(variant: str, run_name_: str | None) -> str:
@@ -386,7 +406,7 @@ def unscored_note(grader: str, variant: str, unscored: int, total: int) -> str:
 
 
 __all__ = ["ArmSummary", "DESCRIPTION_TAG", "ab_parent_description", "arm_label", "arm_verdicts", "diff_markdown",
-           "evaluation_run_name",
-           "experiment_report", "experiment_verdict", "grader_line", "headline_metrics", "is_tail_metric",
-           "parent_description", "parent_run_name", "per_task_pivot", "run_description", "run_name",
-           "skill_preview_markdown", "statistics_table", "unscored_note", "verdict_score"]
+           "evaluation_run_name", "experiment_report", "experiment_verdict", "grader_line", "headline_metrics",
+           "is_tail_metric", "parent_description", "parent_run_name", "per_task_pivot", "run_description", "run_name",
+           "skill_preview_markdown", "statistics_table", "unscored_note", "verdict_run_name", "verdict_score",
+           "verdicts_headline"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ def ab_command(quiet: bool, num_cases: int, candidate: str, candidates: str, aga
     def work() -> None:
         from harness.ab import ab, ab_many, load_plan, run_name
         from harness.cli.console import Reporter
+        from harness.cli.summary import view_links
         from harness.skills.candidates import candidate_files
         from harness.tracking.store import check_tracking_store
         from harness.tracking.tracker import MlflowTracker
@@ -61,13 +63,13 @@ def ab_command(quiet: bool, num_cases: int, candidate: str, candidates: str, aga
             with reporter.library_output(), \
                     MlflowTracker(run_config.experiment_name(), run_name=parent_name) as parent:
                 results = ab_many(run_config, plan, split, parent, reporter)
-            summarize_many(parent.run_id, plan, results, reporter)
+            summarize_many(parent.run_id, plan, results, reporter, view_links(parent))
             return
         child_name = run_name(name, plan.candidates[0].name)
         with reporter.library_output(), \
                 MlflowTracker(run_config.experiment_name(), run_name=child_name) as tracker:
             result = ab(run_config, plan, split, tracker, reporter)
-        summarize_one(plan, result, split, reporter)
+        summarize_one(plan, result, split, reporter, view_links(tracker))
 
     guarded(work, config.cache_dir)
 
@@ -78,7 +80,8 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def summarize_one(plan: AbPlan, result: AbResult, split: str, reporter: Reporter) -> None:
+def summarize_one(plan: AbPlan, result: AbResult, split: str, reporter: Reporter,
+                  links: Mapping[str, str] | None = None) -> None:
     """The closing table of a single A/B run: per grader baseline -> candidate (Δ), the verdict, the run id."""
     m = result.metrics
     rows = [("baseline", str(plan.baseline.path)), ("candidate", str(result.candidate.skill.path)),
@@ -95,10 +98,12 @@ def summarize_one(plan: AbPlan, result: AbResult, split: str, reporter: Reporter
     rows.append(("verdict", f"{verdict.verdict}: {verdict.reason}"))
     rows.extend(("disagreement", d) for d in verdict.disagreements)
     rows += [("LM calls", str(int(m.get("lm_calls.total", 0)))), ("wall time", f"{result.wall_time_s:.1f} s")]
-    reporter.summary("harness ab: candidate vs baseline (no optimizer)", rows, {"run id": str(result.run_id)})
+    reporter.summary("harness ab: candidate vs baseline (no optimizer)", rows,
+                     {"run id": str(result.run_id), **(links or {})})
 
 
-def summarize_many(parent_run_id: str | None, plan: AbPlan, results: list[AbResult], reporter: Reporter) -> None:
+def summarize_many(parent_run_id: str | None, plan: AbPlan, results: list[AbResult], reporter: Reporter,
+                   links: Mapping[str, str] | None = None) -> None:
     """The closing table of a multi-candidate A/B run: the ranking, the disagreements, the parent run id."""
     from harness.ab import disagreements, ranked
 
@@ -108,4 +113,4 @@ def summarize_many(parent_run_id: str | None, plan: AbPlan, results: list[AbResu
         rows.append((f"{rank}. {r.candidate.name}", f"{deltas} · verdict {r.verdict} · run {r.run_id}"))
     rows.extend(("disagreement", line) for line in disagreements(results))
     reporter.summary(f"harness ab: {len(results)} candidates vs {plan.baseline.path}, ranked by the verifier", rows,
-                     {"parent run id": str(parent_run_id)})
+                     {"parent run id": str(parent_run_id), **(links or {})})

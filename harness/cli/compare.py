@@ -65,7 +65,7 @@ def run_compare(
     def work() -> None:
         from harness.analysis.describe import arm_label, parent_run_name
         from harness.cli.console import Reporter
-        from harness.cli.summary import summarize_compare
+        from harness.cli.summary import summarize_compare, view_links
         from harness.compare import compare as run_compare
         from harness.compare import plan_arms, seed_spreads
         from harness.tracking.store import check_tracking_store
@@ -83,7 +83,7 @@ def run_compare(
                                config.task_model, seeds)
         with reporter.library_output(), MlflowTracker(config.experiment_name(), run_name=name) as parent:
             results = run_compare(run_config, fitnesses, optimizer_list, seeds, parent, reporter, parallel=parallel)
-        summarize_compare(parent.run_id, results, reporter, seed_spreads(results, config.alpha))
+        summarize_compare(parent.run_id, results, reporter, seed_spreads(results, config.alpha), view_links(parent))
 
     guarded(work, config.cache_dir)
 

@@ -30,7 +30,7 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
     def work() -> None:
         from harness.analysis.describe import run_name
         from harness.cli.console import Reporter
-        from harness.cli.summary import summarize_run
+        from harness.cli.summary import summarize_run, view_links
         from harness.run import evolve as run_evolve
         from harness.tracking.store import check_tracking_store
         from harness.tracking.tracker import MlflowTracker
@@ -44,7 +44,7 @@ def evolve(quiet: bool, num_cases: int, fitness: str, **options: Any) -> None:
         name = run_name(config.skill, config.fitness, config.task_model, config.seed, config.optimizer)
         with reporter.library_output(), MlflowTracker(config.experiment_name(), run_name=name) as tracker:
             result = run_evolve(run_config, tracker, reporter)
-        summarize_run(result, reporter)
+        summarize_run(result, reporter, view_links(tracker))
 
     guarded(work, config.cache_dir)
 

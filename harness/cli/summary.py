@@ -83,15 +83,25 @@ def lm_error_rows(metrics: dict[str, float]) -> list[tuple[str, str]]:
                           "pairs are left out of the tests; see lm_errors.json")]
 
 
-def summarize_run(result: RunResult, reporter: Reporter) -> None:
-    """Print the summary table and the run id."""
-    reporter.summary("skill evolution run", summary_rows(result), {"run id": str(result.run_id)})
+def view_links(tracker: Any) -> dict[str, str]:
+    """The footer lines linking to the harness's saved views in the MLflow UI when ``tracker`` (an
+    :class:`~harness.tracking.tracker.MlflowTracker` whose run has ended) logged to a tracking server
+    (``http(s)://``): ``verdict view`` (its experiment's runs) and ``holdout traces view``
+    (:func:`harness.tracking.views.ui_links`); empty for a local store."""
+    from harness.tracking.views import ui_links
+
+    return ui_links(tracker.store_uri, tracker.experiment_id, tracker.holdout_experiment_id)
+
+
+def summarize_run(result: RunResult, reporter: Reporter, links: Mapping[str, str] | None = None) -> None:
+    """Print the summary table, the run id and ``links`` (:func:`view_links`)."""
+    reporter.summary("skill evolution run", summary_rows(result), {"run id": str(result.run_id), **(links or {})})
 
 
 def summarize_compare(parent_run_id: str | None, results: list, reporter: Reporter,
-                      spreads: Mapping[str, Any] | None = None) -> None:
+                      spreads: Mapping[str, Any] | None = None, links: Mapping[str, str] | None = None) -> None:
     """Per child: fitness, seed, verifier delta and verdict; per arm with several seeds its pooled verdict
-    (``spreads``: :func:`harness.compare.seed_spreads`); then the parent run id."""
+    (``spreads``: :func:`harness.compare.seed_spreads`); then the parent run id and ``links`` (:func:`view_links`)."""
     rows = []
     for res in results:
         deltas = ", ".join(f"{g} {_fmt(res.metrics.get(f'holdout.{g}.delta'), True)}"
@@ -107,4 +117,4 @@ def summarize_compare(parent_run_id: str | None, results: list, reporter: Report
     for label, spread in (spreads or {}).items():
         rows.append((f"{label} across {spread.n_seeds} seeds", f"{spread.verdict}: {spread.reason}"))
         rows.extend((f"{res.arm.label} (seed {res.arm.seed}) {k}", v) for k, v in lm_error_rows(res.metrics))
-    reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id)})
+    reporter.summary("side-by-side experiment", rows, {"parent run id": str(parent_run_id), **(links or {})})

@@ -12,7 +12,8 @@ assessments) without ``mlflow.genai.evaluate``, whose synchronous per-span and p
 2. each task becomes one :class:`mlflow.entities.Trace` built in memory: a root span ``holdout.<variant>``
    (inputs ``{"question": ...}``, output the answer; status ERROR and trace state ERROR when the program
    raised) with one ``LM.__call__`` child span per task LM call; trace tags ``variant``, ``task_id``,
-   ``holdout.index``, ``holdout.eval_id`` (and ``holdout.error``), metadata ``mlflow.sourceRun`` = the run,
+   ``holdout.index``, ``holdout.eval_id`` (and ``holdout.error``), metadata ``mlflow.sourceRun`` = the run, the
+   response preview led by the variant (:func:`response_preview`),
    and the graders' feedback plus the task's expectations as assessments (feedback metadata
    ``mlflow.assessment.sourceRunId`` = the run, as ``mlflow.genai.evaluate`` writes it);
 3. the traces are written with MLflow's trace export API (:class:`mlflow.tracing.client.TracingClient`): the
@@ -189,6 +190,16 @@ def _span(trace_id: str, span_id: int, parent_id: int | None, name: str, span_ty
         "attributes": attributes, "events": []})
 
 
+def response_preview(variant: str, text: str) -> str:
+    """The response preview of a holdout trace: ``"[evolved] <answer>"``, cut at :data:`PREVIEW_CHARS`.
+
+    The Traces tab shows the request and response previews by default and the trace name (``holdout.<variant>``)
+    only on demand, so the variant goes into the response preview; not into the request preview, which MLflow's
+    "Compare to" view pairs the traces of two evaluation runs by (the same task in both).  The trace's outputs
+    (root span, ``mlflow.traceOutputs``) stay the bare answer, and so do the rows read back from the traces."""
+    return f"[{variant}] {text}"[:PREVIEW_CHARS]
+
+
 def build_trace(record: TaskRecord, variant: str, eval_id: str, experiment_id: str,
                 run_id: str | None) -> tuple[Any, list[Any]]:
     """The trace info (tags, metadata, assessments) and spans of one task record (see the module docstring)."""
@@ -215,7 +226,8 @@ def build_trace(record: TaskRecord, variant: str, eval_id: str, experiment_id: s
     info = TraceInfo(trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
                      request_time=record.start_ns // 1_000_000,
                      state=TraceState.ERROR if record.error else TraceState.OK,
-                     request_preview=json.dumps(inputs)[:PREVIEW_CHARS], response_preview=record.text[:PREVIEW_CHARS],
+                     request_preview=json.dumps(inputs)[:PREVIEW_CHARS],
+                     response_preview=response_preview(variant, record.text),
                      execution_duration=(record.end_ns - record.start_ns) // 1_000_000, trace_metadata=metadata,
                      tags=tags, assessments=[*record.feedbacks, *expectations])
     root_id = uuid.uuid4().int >> 64
@@ -341,4 +353,5 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
 
 
 __all__ = ["LM_SPAN_NAME", "LMCall", "LMCallRecorder", "TAG_EVAL_ID", "TaskRecord", "answer_and_grade",
-           "batch_holdout", "build_trace", "record_rows", "trace_records", "write_traces"]
+           "batch_holdout", "build_trace", "record_rows", "response_preview", "trace_records",
+           "write_traces"]

@@ -31,7 +31,7 @@ from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIP
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables
-from harness.tracking.views import set_verdict_view
+from harness.tracking.views import set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
 from harness.tracking.writer import StoreWriter
 
@@ -65,6 +65,7 @@ class Tracker(Protocol):
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
                                delta: float | None, *, task_model: str = "",
                                dataset_digest: str = "") -> int | None: ...
+    def name_verdict(self, headline: str) -> None: ...
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
                          on_done: Callable[[], None] | None = None) -> list[HoldoutRow]: ...
@@ -108,6 +109,9 @@ class NullTracker:
                                dataset_digest: str = "") -> int | None:
         """Nothing is registered without a store."""
         return None
+
+    def name_verdict(self, headline: str) -> None:
+        """Nothing is named without a store."""
 
     def evaluate_holdout(self, program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader],
                          variant: str, *, num_threads: int = 1,
@@ -213,9 +217,6 @@ class MlflowTracker:
         """The value this tracker set for the run's tag ``key`` (None if it set none): no store read."""
         return self._tags.get(key)
 
-    def _experiment_id(self) -> str:
-        return self._experiment()[0]
-
     def _experiment(self) -> tuple[str, dict[str, str]]:
         """The id and tags of :attr:`experiment_name`, created (with no tags) when it does not exist."""
         client = self._store()
@@ -303,7 +304,54 @@ class MlflowTracker:
             except Exception:  # the run's own exception is the one to report
                 pass
         finally:
+            self._rename_now(status.lower())  # "failed · <name>", "killed · <name>"
             self._store().set_terminated(self.run_id, status)
+
+    @property
+    def experiment_id(self) -> str | None:
+        """The id of this run's experiment (None before the run is opened); no store call."""
+        return str(self.run_info.experiment_id) if self.run_info is not None else None
+
+    @property
+    def holdout_experiment_id(self) -> str | None:
+        """The id of the experiment holding the holdout evaluation runs and traces of this run's experiment (None
+        before the run is opened or when no holdout was ever written there), after every queued write ran; two
+        store reads (the CLI's summary asks once, after the run)."""
+        if self.run_info is None:
+            return None
+        if self._writer is not None:
+            self._writer.wait()
+        client = self._store()
+        name = client.get_experiment(self.run_info.experiment_id).name + HOLDOUT_EXPERIMENT_SUFFIX
+        found = client.get_experiment_by_name(name)
+        return str(found.experiment_id) if found is not None else None
+
+    def _base_name(self) -> str:
+        """The name the run started with (``run_name``, else the one MLflow or ``mlflow run`` gave it)."""
+        return self.run_name or (self.run_info.run_name if self.run_info is not None else "") or ""
+
+    def name_verdict(self, headline: str) -> None:
+        """Lead the run's name with ``headline`` (its verdict, e.g. ``improved``) and keep the name it started with
+        after it (:func:`harness.analysis.describe.verdict_run_name`): the runs table shows about 22 characters of a
+        name, and no other column by default.  Queued after the writes before it; called again, the last headline
+        wins (the name is always built from the starting name)."""
+        from harness.analysis.describe import verdict_run_name
+
+        name = verdict_run_name(headline, self._base_name())
+        self._tags["mlflow.runName"] = name
+        self.writer.submit_call(_rename_run, str(self.run_id), name)
+
+    def _rename_now(self, outcome: str) -> None:
+        """(Run end) name the run ``"<outcome> · <starting name>"`` at once; best effort, since the run's own
+        exception is the one to report."""
+        from harness.analysis.describe import verdict_run_name
+
+        try:
+            name = verdict_run_name(outcome, self._base_name())
+            self._store().update_run(str(self.run_id), name=name)
+            self._tags["mlflow.runName"] = name
+        except Exception:  # the name is a UI convenience
+            pass
 
     def defer(self, write: Callable[[], Any]) -> None:
         """Run ``write`` (a picklable function of no arguments writing to this tracker's store: module-level, or a
@@ -484,7 +532,8 @@ class MlflowTracker:
         experiment = None if (self.parent_run_id or os.environ.get("MLFLOW_RUN_ID") or self.run_info is None) \
             else self.experiment_name
         run_name = self.run_name or (self.run_info.run_name if self.run_info else "") or str(self.run_id)
-        self.writer.submit_call(_write_evaluation, str(self.run_id), experiment, run_name, variant, records, metrics)
+        self.writer.submit_call(_write_evaluation, str(self.run_id), experiment, run_name, variant, records, metrics,
+                                [g.name for g in graders])
         return rows
 
 
@@ -523,16 +572,23 @@ def _register(client: Any, skill: Any, evolved_text: str, run_id: str, fitness: 
         return None, str(exc)
 
 
+def _rename_run(client: Any, run_id: str, name: str) -> None:
+    """Rename run ``run_id`` (MLflow sets its tag ``mlflow.runName`` too); see :meth:`MlflowTracker.name_verdict`."""
+    client.update_run(run_id, name=name)
+
+
 def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name: str, variant: str,
-                      records: Sequence[Any], metrics: list[Any]) -> None:
-    """The evaluation run of ``variant`` of run ``run_id`` with its traces, metrics and tags, and the run's tag
-    ``holdout.<variant>.run_id``; see :meth:`MlflowTracker.evaluate_holdout`.  ``experiment``: the name of the
-    run's experiment (None: read from the run)."""
+                      records: Sequence[Any], metrics: list[Any], graders: Sequence[str]) -> None:
+    """The evaluation run of ``variant`` of run ``run_id`` with its traces, metrics and tags, the run's tag
+    ``holdout.<variant>.run_id`` and the holdout experiment's traces view over ``graders`` (grader names;
+    :func:`harness.tracking.views.set_trace_view`); see :meth:`MlflowTracker.evaluate_holdout`.  ``experiment``:
+    the name of the run's experiment (None: read from the run)."""
     from mlflow.entities import RunTag
 
     from harness.tracking.holdout_traces import trace_records
 
-    eval_run, experiment_id = _evaluation_run(client, run_id, experiment, run_name, variant)
+    eval_run, experiment_id, experiment_tags = _evaluation_run(client, run_id, experiment, run_name, variant)
+    set_trace_view(client, experiment_id, graders, experiment_tags)
     try:
         tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
             if records else {}
@@ -545,16 +601,16 @@ def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name
 
 
 def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: str,
-                    variant: str) -> tuple[str, str]:
+                    variant: str) -> tuple[str, str, dict[str, str]]:
     """Create the (running) evaluation run of ``variant`` in ``<experiment>/holdout``; returns (its id, its
-    experiment's)."""
+    experiment's id, that experiment's tags as read before the run was created)."""
     from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
 
     if experiment is None:
         experiment = client.get_experiment(client.get_run(run_id).info.experiment_id).name
     holdout = MlflowTracker(experiment + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=client.tracking_uri)
     holdout._client = client
-    holdout_experiment = holdout._experiment_id()
+    holdout_experiment, holdout_tags = holdout._experiment()
     # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
     name = f"{variant} · {run_name}"
     tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: run_id, "variant": variant,
@@ -562,7 +618,7 @@ def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: 
                               "trace per task with every grader's assessment. Compare it to the sibling "
                               "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
     run = client.create_run(holdout_experiment, tags=tags, run_name=name)
-    return str(run.info.run_id), holdout_experiment
+    return str(run.info.run_id), holdout_experiment, holdout_tags
 
 
 def _evaluation_metrics(rows: Sequence[HoldoutRow]) -> list[Any]:

@@ -1,33 +1,57 @@
-"""A saved runs-table view with the verdict columns, stored on the experiment (issue 16).
+"""Saved views of MLflow's runs table and traces table, stored on the experiments the harness writes (issue 16).
 
-MLflow's runs table shows Source, Models and Dataset by default; a run's verdict, description and headline
-metrics are hidden until the user configures columns.  The UI's "share view" feature stores a view as the
-experiment tag ``mlflow.sharedViewState.<key>`` (JSON of the runs table's UI state) and opens it from the URL
-``#/experiments/<id>/runs?viewStateShareKey=<key>`` (MLflow 3.x, ``useSharedExperimentViewState``).  The harness
-writes one such view, :data:`VIEW_KEY`, on every experiment it starts a run in, so that link shows the verdict
-first.  Column keys are MLflow's canonical ones: ``<type>.`<name>```, type ``attributes``, ``tags``, ``metrics``
-or ``params``.
+MLflow 3.17's UI keeps named views of a table as experiment tags whose value is a JSON envelope
+``{"name": ..., "createdAt": <ms>, "updatedAt": <ms>, "state": "<the table's state as a JSON string>"}``
+(module ``53787`` of its JS bundle: ``state`` may also be ``"deflate;" + base64``; the harness writes plain JSON):
+
+* runs table: tag ``mlflow.sharedViewState.<key>``, listed by name in the runs page's "Views" menu and opened by
+  ``#/experiments/<id>/runs?viewStateShareKey=<key>``; the state is the runs table's UI state (``selectedColumns``
+  as MLflow's canonical column keys ``<type>.`<name>```, type ``attributes``, ``tags``, ``metrics`` or
+  ``params``; ``orderByKey``, ``orderByAsc``);
+* traces table (the "v4" table of the Traces tab): tag ``mlflow.tracesV4ViewState.<key>``, listed in the Traces
+  tab's saved-views menu and opened by ``#/experiments/<id>/traces?traceViewShareKey=<key>``; the state is
+  ``{"single": {"cols": "<comma list of column ids>", "startTimeLabel": ...}, "multi": {}, "assessmentColumns":
+  {<assessment name>: true}, "customColumns": {"tag:<key>": true}}``, column ids ``trace_id``, ``trace_name``,
+  ``start_time``, ``input``, ``output``, ``duration``, ``state``, ``tokens``, ``tags``, ... and
+  ``assessment:<name>`` (the order of ``cols`` is the column order).
+
+The harness writes one runs view, :data:`VIEW_KEY`, on every experiment it starts a run in, and one traces view
+(same key) on every holdout experiment it writes traces into, so the verdict and the graders' scores are one
+menu pick (or one link) away.  Both are best effort: a store refusing the tag logs a warning and the run goes on.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
-from collections.abc import Mapping
+import time
+import zlib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _logger = logging.getLogger(__name__)
 
-#: the share key of the verdict view: ``?viewStateShareKey=harness-verdict``
+#: the share key of both views: ``?viewStateShareKey=harness-verdict``, ``?traceViewShareKey=harness-verdict``
 VIEW_KEY = "harness-verdict"
-#: the experiment tag MLflow's UI reads a shared view from
+#: the experiment tag MLflow's UI reads the runs view from
 VIEW_TAG = f"mlflow.sharedViewState.{VIEW_KEY}"
-#: the view's columns: the description, the verifier's headline metrics, the verdict and the task model (the UI
+#: the runs view's name in the runs page's "Views" menu
+VIEW_NAME = "Verdict (harness)"
+#: the runs view's columns: the description, the verifier's headline metrics, the verdict and the task model (the UI
 #: puts metrics before tags whatever the order here)
 VERDICT_COLUMNS: tuple[str, ...] = (
     "attributes.`Description`", "metrics.`verdict/score`", "metrics.`verifier/baseline`", "metrics.`verifier/evolved`",
     "metrics.`verifier/delta`", "metrics.`verifier/flipped_up`", "metrics.`verifier/flipped_down`", "tags.`verdict`",
     "tags.`task_model`")
+#: the experiment tag MLflow's Traces tab reads the traces view from
+TRACE_VIEW_TAG = f"mlflow.tracesV4ViewState.{VIEW_KEY}"
+#: the traces view's name in the Traces tab's saved-views menu
+TRACE_VIEW_NAME = "Variant and grades (harness)"
+#: the trace tag naming a holdout trace's variant (``baseline`` / ``evolved``), a column of the traces view
+VARIANT_TAG = "variant"
+#: the envelope prefix of a compressed state (pako's zlib ``deflate``, base64)
+_DEFLATE = "deflate;"
 
 
 def verdict_view_state() -> dict[str, Any]:
@@ -36,27 +60,104 @@ def verdict_view_state() -> dict[str, Any]:
     return {"selectedColumns": list(VERDICT_COLUMNS), "orderByKey": "attributes.start_time", "orderByAsc": False}
 
 
+def trace_view_state(graders: Sequence[str]) -> dict[str, Any]:
+    """The traces table's state of the traces view: the trace name (``holdout.<variant>``) and one score column per
+    grader first, then the question, the answer, the time and the state; the ``variant`` tag as a column; traces of
+    any age (``startTimeLabel`` ``ALL``: the UI's default shows the last 7 days only)."""
+    names = list(dict.fromkeys(graders))
+    cols = ["trace_name", *(f"assessment:{g}" for g in names), "input", "output", "start_time", "duration", "state"]
+    return {"single": {"cols": ",".join(cols), "startTimeLabel": "ALL"}, "multi": {},
+            "assessmentColumns": {g: True for g in names}, "customColumns": {f"tag:{VARIANT_TAG}": True}}
+
+
 def verdict_view_path(experiment_id: str) -> str:
-    """The UI path (after the server's address) of an experiment's verdict view:
+    """The UI path (after the server's address) of an experiment's runs view:
     ``"#/experiments/<id>/runs?viewStateShareKey=harness-verdict"``."""
     return f"#/experiments/{experiment_id}/runs?viewStateShareKey={VIEW_KEY}"
 
 
-def set_verdict_view(client: Any, experiment_id: str, tags: Mapping[str, str] | None = None) -> None:
-    """Store the verdict view on the experiment (tag :data:`VIEW_TAG`) unless it is already there.
+def trace_view_path(experiment_id: str) -> str:
+    """The UI path of an experiment's traces view: ``"#/experiments/<id>/traces?traceViewShareKey=harness-verdict"``."""
+    return f"#/experiments/{experiment_id}/traces?traceViewShareKey={VIEW_KEY}"
 
-    ``tags``: the experiment's tags when the caller has just read them (saves a store round trip at run start);
-    None = read them here.  Best effort: the view is a UI convenience, so a store that refuses the tag is logged
-    as a warning and the run goes on.
-    """
-    value = json.dumps(verdict_view_state(), separators=(",", ":"))
+
+def ui_links(tracking_uri: str, experiment_id: str | None,
+             holdout_experiment_id: str | None = None) -> dict[str, str]:
+    """``{label: URL}`` of the views in the MLflow UI of a tracking server ``tracking_uri`` (``http(s)://...``, the
+    server serves the UI too): the runs view of ``experiment_id`` and the traces view of ``holdout_experiment_id``;
+    empty for any other store (a ``sqlite:`` file or a folder has no UI address) or no experiment."""
+    base = (tracking_uri or "").rstrip("/")
+    if not base.lower().startswith(("http://", "https://")) or not experiment_id:
+        return {}
+    links = {"verdict view": f"{base}/{verdict_view_path(experiment_id)}"}
+    if holdout_experiment_id:
+        links["holdout traces view"] = f"{base}/{trace_view_path(holdout_experiment_id)}"
+    return links
+
+
+def view_envelope(name: str, state: Mapping[str, Any], created_ms: int, updated_ms: int | None = None) -> str:
+    """The experiment tag value of a saved view (see the module docstring): ``state`` as compact JSON inside
+    ``{"name", "createdAt", "updatedAt", "state"}``."""
+    return json.dumps({"name": name, "createdAt": created_ms, "updatedAt": created_ms if updated_ms is None
+                       else updated_ms, "state": json.dumps(state, separators=(",", ":"))}, separators=(",", ":"))
+
+
+def read_envelope(value: str | None) -> tuple[str, dict[str, Any], int] | None:
+    """``(name, state, createdAt)`` of a saved view's tag value, or None when it is missing or no envelope (e.g. a
+    bare state, as the harness stored the runs view before)."""
+    try:
+        data = json.loads(value or "")
+        state = data["state"]
+        if state.startswith(_DEFLATE):
+            state = zlib.decompress(base64.b64decode(state[len(_DEFLATE):])).decode("utf-8")
+        decoded = json.loads(state)
+        return (str(data["name"]), decoded, int(data["createdAt"])) if isinstance(decoded, dict) else None
+    except (ValueError, KeyError, TypeError, AttributeError, zlib.error):
+        return None
+
+
+def _store_view(client: Any, experiment_id: str, tag: str, name: str, state: Mapping[str, Any],
+                tags: Mapping[str, str] | None, what: str) -> None:
+    """Set ``tag`` to the view ``name``/``state`` unless it holds that view already (its creation time is kept)."""
     try:
         if tags is None:
             tags = client.get_experiment(experiment_id).tags or {}
-        if tags.get(VIEW_TAG) != value:
-            client.set_experiment_tag(experiment_id, VIEW_TAG, value)
+        stored = read_envelope(tags.get(tag))
+        if stored is not None and stored[:2] == (name, dict(state)):
+            return
+        now = int(time.time() * 1000)
+        created = stored[2] if stored is not None else now
+        client.set_experiment_tag(experiment_id, tag, view_envelope(name, state, created, now))
     except Exception as exc:  # a UI convenience never fails a run
-        _logger.warning("could not store the verdict view on experiment %s: %s", experiment_id, exc)
+        _logger.warning("could not store the %s on experiment %s: %s", what, experiment_id, exc)
 
 
-__all__ = ["VERDICT_COLUMNS", "VIEW_KEY", "VIEW_TAG", "set_verdict_view", "verdict_view_path", "verdict_view_state"]
+def set_verdict_view(client: Any, experiment_id: str, tags: Mapping[str, str] | None = None) -> None:
+    """Store the runs view (:data:`VIEW_TAG`, named :data:`VIEW_NAME`) on the experiment unless it is there already.
+
+    ``tags``: the experiment's tags when the caller has just read them (saves a store round trip at run start);
+    None = read them here.  Best effort: a store that refuses the tag is logged as a warning and the run goes on.
+    """
+    _store_view(client, experiment_id, VIEW_TAG, VIEW_NAME, verdict_view_state(), tags, "verdict view")
+
+
+def set_trace_view(client: Any, experiment_id: str, graders: Sequence[str],
+                   tags: Mapping[str, str] | None = None) -> None:
+    """Store the traces view (:data:`TRACE_VIEW_TAG`, named :data:`TRACE_VIEW_NAME`) on the experiment holding
+    holdout traces graded by ``graders``; the graders of the view already stored stay in it (runs with other
+    graders share the experiment).  ``tags`` and errors as :func:`set_verdict_view`."""
+    try:
+        if tags is None:
+            tags = client.get_experiment(experiment_id).tags or {}
+    except Exception as exc:  # a UI convenience never fails a run
+        _logger.warning("could not store the traces view on experiment %s: %s", experiment_id, exc)
+        return
+    stored = read_envelope(tags.get(TRACE_VIEW_TAG))
+    known = list((stored[1].get("assessmentColumns") or {}) if stored is not None else {})
+    state = trace_view_state([*known, *graders])
+    _store_view(client, experiment_id, TRACE_VIEW_TAG, TRACE_VIEW_NAME, state, tags, "traces view")
+
+
+__all__ = ["TRACE_VIEW_NAME", "TRACE_VIEW_TAG", "VARIANT_TAG", "VERDICT_COLUMNS", "VIEW_KEY", "VIEW_NAME", "VIEW_TAG",
+           "read_envelope", "set_trace_view", "set_verdict_view", "trace_view_path", "trace_view_state",
+           "ui_links", "verdict_view_path", "verdict_view_state", "view_envelope"]
