@@ -70,8 +70,8 @@ def _batch_store(store: Any, session: Any, experiments: dict[str, Any]) -> Any:
 def _write_batch(store: Any, infos: Sequence[Any]) -> None:
     experiments: dict[str, Any] = {}
     # the experiment is read before the write session opens: SQLite allows one session at a time to write
-    for info in infos:
-        experiments.setdefault(info.experiment_id, store.get_experiment(info.experiment_id))
+    for experiment_id in dict.fromkeys(info.experiment_id for info in infos):  # one read per experiment
+        experiments[experiment_id] = store.get_experiment(experiment_id)
     with store.ManagedSessionMaker(read_only=False) as session:  # commits once, or rolls back all
         batch = _batch_store(store, session, experiments)
         for info in infos:
