@@ -62,6 +62,7 @@ def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessmen
         eval_run = client.get_run(run_tags[f"holdout.{variant}.run_id"])
         traces += mlflow.search_traces(locations=[eval_run.info.experiment_id], run_id=eval_run.info.run_id,
                                        return_type="list")
+    assert tracker.holdout_run_ids == {v: run_tags[f"holdout.{v}.run_id"] for v in variants}
     holdout = result.splits.holdout
     assert len(traces) == len(variants) * len(holdout)  # written by the writer thread, in the store at run end
     by_key = {(t.info.tags["variant"], t.info.tags["task_id"]): t for t in traces}
@@ -73,6 +74,10 @@ def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessmen
         assert set(feedback) == set(graders)
         assert feedback[row.grader].value == row.composite and feedback[row.grader].rationale == row.feedback
         assert trace.data.spans[0].outputs == row.output
+        # the task's fields are trace tags, not expectations (which would hide the graders' "Compare to" columns)
+        assert not [a for a in trace.info.assessments if a.expectation is not None]
+        task = next(t for t in holdout if t.task_id == row.task_id)
+        assert trace.info.tags["task.answer"] == task.answer and trace.info.tags["task.kind"] == task.kind
         # the Traces tab shows the response preview by default: it names the variant; the answer stays bare
         assert trace.info.response_preview == f"[{row.variant}] {row.output}"[:1000]
     # MLflow's "Compare to" view pairs two evaluation runs' traces by request preview: one per task in all variants

@@ -326,6 +326,19 @@ class MlflowTracker:
         found = client.get_experiment_by_name(name)
         return str(found.experiment_id) if found is not None else None
 
+    @property
+    def holdout_run_ids(self) -> dict[str, str]:
+        """``{variant: evaluation run id}`` of this run's holdout evaluation runs (its tags
+        ``holdout.<variant>.run_id``; empty before the run is opened or when it has none), after every queued write
+        ran; one store read."""
+        if self.run_info is None:
+            return {}
+        if self._writer is not None:
+            self._writer.wait()
+        tags = self._store().get_run(str(self.run_id)).data.tags
+        return {key.split(".")[1]: value for key, value in tags.items()
+                if key.startswith("holdout.") and key.endswith(".run_id") and key.count(".") == 2}
+
     def _base_name(self) -> str:
         """The name the run started with (``run_name``, else the one MLflow or ``mlflow run`` gave it)."""
         return self.run_name or (self.run_info.run_name if self.run_info is not None else "") or ""
