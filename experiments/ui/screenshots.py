@@ -20,6 +20,8 @@ UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``sk
   headline metrics, tags;
 * ``04-artifact-claim`` / ``05-artifact-diff`` / ``06-artifact-skill`` / ``07-artifact-per-task`` /
   ``08-artifact-stats``: its claim report, diff preview, evolved SKILL.md preview, per-task pivot, statistics;
+  ``05b-artifact-diff-patch`` / ``06b-artifact-skill-md``: the raw ``skill/diff.patch`` and
+  ``skill/evolved/SKILL.md`` (which MLflow's artifact viewer may not preview: hence the ``.md`` previews);
 * ``09-traces``: the holdout experiment's Traces tab by default (the response preview names the variant);
   ``09b-traces-view``: the same tab in the harness's saved traces view "Variant and grades (harness)"
   (``?traceViewShareKey=harness-verdict``: trace name, every grader's score, the variant tag);
@@ -30,7 +32,9 @@ UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``sk
   ``10c-evolved-eval-run``: that evaluation run's overview (its description links the comparison);
   with ``--remote``, ``10d-compare-run-traces-remote``: 10b as a user on another machine sees it (the server
   reached by a private address, Chromium's ``--host-resolver-rules`` mapping it to ``--url``): MLflow opens
-  its Assistant panel by itself only when the UI's host name is ``localhost``, ``127.0.0.1`` or ``::1``;
+  its Assistant panel by itself only when the UI's host name is ``localhost``, ``127.0.0.1`` or ``::1``
+  (start the server with ``--cors-allowed-origins http://10.0.0.16:5055``, else it refuses the page's
+  trace searches as cross-origin);
 * ``11-parent`` / ``12-parent-claim`` / ``13-parent-heatmap`` / ``14-parent-seeds``: the newest side-by-side
   parent (one with several seeds first): run page, claim report, heatmap, seeds claim report;
 * ``15-unchanged``: the newest run whose evolved skill is the baseline (verdict ``unchanged``);
@@ -136,7 +140,9 @@ def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -
         out += [("03-run-page", f"{ui}/experiments/{exp}/runs/{run}"),
                 ("04-artifact-claim", _artifact(ui, exp, run, "claim_report.md")),
                 ("05-artifact-diff", _artifact(ui, exp, run, "skill/diff.md")),
+                ("05b-artifact-diff-patch", _artifact(ui, exp, run, "skill/diff.patch")),
                 ("06-artifact-skill", _artifact(ui, exp, run, "skill/evolved/preview.md")),
+                ("06b-artifact-skill-md", _artifact(ui, exp, run, "skill/evolved/SKILL.md")),
                 ("07-artifact-per-task", _artifact(ui, exp, run, "holdout/per_task.json")),
                 ("08-artifact-stats", _artifact(ui, exp, run, "stats/statistics.json"))]
         if holdout is not None:

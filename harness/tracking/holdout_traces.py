@@ -216,9 +216,9 @@ def task_tags(task: Task) -> dict[str, str]:
     response, execution time, state, every expectation and every assessment, orders them base columns,
     expectations, assessments, and, when more than 10 would show, hides assessments first (module ``33972`` of
     its JS bundle, ``to``/``no``; the ``selectedColumns`` URL parameter is switched off in its open-source
-    build, so only a user's own choice, kept in the browser's ``localStorage``, changes that).  The five
-    expectations a task has made that 10 and hid every grader's column; without them the graders' columns
-    follow the response, per task, for both runs."""
+    build, so only a user's own choice, kept in the browser's ``localStorage``, changes that).  A task's five
+    expectations took the count past 10 and so hid every grader's column; without them the graders' columns
+    follow the response, per task, for both runs (up to 5 graders)."""
     fields = (("kind", task.kind), ("answer", task.answer), ("expected_behavior", task.expected_behavior),
               ("group", task.group))
     return {f"{TASK_TAG_PREFIX}{key}": value[:MAX_TAG_CHARS] for key, value in fields if value}
