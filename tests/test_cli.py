@@ -89,8 +89,9 @@ def test_successful_run_prints_summary_and_run_id(mlflow_store: str) -> None:
 class _Ended:
     """What :func:`harness.cli.summary.view_links` reads of a tracker whose run has ended."""
 
-    def __init__(self, store_uri: str) -> None:
+    def __init__(self, store_uri: str, holdout_run_ids: dict[str, str] | None = None) -> None:
         self.store_uri, self.experiment_id, self.holdout_experiment_id = store_uri, "3", "4"
+        self.holdout_run_ids = holdout_run_ids or {}
 
 
 class _Footer:
@@ -110,6 +111,10 @@ def test_the_summary_links_the_saved_views_on_a_tracking_server() -> None:
         "verdict view": "http://127.0.0.1:5055/#/experiments/3/runs?viewStateShareKey=harness-verdict",
         "holdout traces view": "http://127.0.0.1:5055/#/experiments/4/traces?traceViewShareKey=harness-verdict"}
     assert view_links(_Ended("sqlite:////tmp/mlflow.db")) == {}
+    # a run with both holdout evaluation runs also links their comparison, per task
+    compared = view_links(_Ended("http://127.0.0.1:5055", {"baseline": "b1", "evolved": "e1"}))
+    assert compared == {**links, "baseline vs evolved per task":
+                        "http://127.0.0.1:5055/#/experiments/4/runs/e1/traces?compareToRunUuid=b1"}
     reporter = _Footer()
     summarize_compare("p1", [], reporter, None, links)  # type: ignore[arg-type]
     assert reporter.footer == {"parent run id": "p1", **links}

@@ -53,6 +53,7 @@ def test_run_description_names_verdict_grades_flips_and_evidence() -> None:
     assert lines[1] == ("verifier 0.200 → 1.000 (Δ +0.800) on 10 of 12 holdout tasks; 8 tasks flipped to correct, "
                         "0 to wrong.")
     assert "claim_report.md" in lines[2] and "holdout/per_task.json" in lines[2] and "Compare to" in lines[2]
+    assert "the evolved run's description links that comparison" in lines[2]
 
 
 def test_unchanged_skill_says_no_change_not_a_verdict() -> None:

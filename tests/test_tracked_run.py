@@ -22,7 +22,13 @@ from harness.models.testing import ScriptedEngine
 from harness.run import evolve
 from harness.tracking.holdout_traces import LM_SPAN_NAME, batch_holdout
 from harness.tracking.tracker import MlflowTracker
-from harness.tracking.views import TRACE_VIEW_NAME, TRACE_VIEW_TAG, read_envelope, trace_view_state
+from harness.tracking.views import (
+    TRACE_VIEW_NAME,
+    TRACE_VIEW_TAG,
+    compare_view_path,
+    read_envelope,
+    trace_view_state,
+)
 from verifiers import get_verifier
 
 QUIET = Reporter(quiet=True)
@@ -62,6 +68,12 @@ def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessmen
         eval_run = client.get_run(run_tags[f"holdout.{variant}.run_id"])
         traces += mlflow.search_traces(locations=[eval_run.info.experiment_id], run_id=eval_run.info.run_id,
                                        return_type="list")
+    ids = tracker.holdout_run_ids
+    assert ids == {v: run_tags[f"holdout.{v}.run_id"] for v in variants}
+    # the evolved evaluation run's description links its comparison to the baseline one, per task
+    compare = compare_view_path(eval_run.info.experiment_id, ids["evolved"], ids["baseline"])
+    assert f"]({compare})" in client.get_run(ids["evolved"]).data.tags["mlflow.note.content"]
+    assert "compareToRunUuid" not in client.get_run(ids["baseline"]).data.tags["mlflow.note.content"]
     holdout = result.splits.holdout
     assert len(traces) == len(variants) * len(holdout)  # written by the writer thread, in the store at run end
     by_key = {(t.info.tags["variant"], t.info.tags["task_id"]): t for t in traces}
@@ -73,6 +85,10 @@ def test_tracked_run_logs_every_plot_and_one_trace_per_task_with_every_assessmen
         assert set(feedback) == set(graders)
         assert feedback[row.grader].value == row.composite and feedback[row.grader].rationale == row.feedback
         assert trace.data.spans[0].outputs == row.output
+        # the task's fields are trace tags, not expectations (which would hide the graders' "Compare to" columns)
+        assert not [a for a in trace.info.assessments if a.expectation is not None]
+        task = next(t for t in holdout if t.task_id == row.task_id)
+        assert trace.info.tags["task.answer"] == task.answer and trace.info.tags["task.kind"] == task.kind
         # the Traces tab shows the response preview by default: it names the variant; the answer stays bare
         assert trace.info.response_preview == f"[{row.variant}] {row.output}"[:1000]
     # MLflow's "Compare to" view pairs two evaluation runs' traces by request preview: one per task in all variants

@@ -19,11 +19,13 @@ from harness.tracking.views import (
     VIEW_KEY,
     VIEW_NAME,
     VIEW_TAG,
+    compare_view_path,
     read_envelope,
     set_trace_view,
     set_verdict_view,
     trace_view_path,
     trace_view_state,
+    ui_base,
     ui_links,
     verdict_view_path,
     verdict_view_state,
@@ -74,6 +76,21 @@ def test_links_are_printed_for_a_tracking_server_only() -> None:
     assert list(ui_links("https://mlflow.example.org", "3")) == ["verdict view"]
     assert ui_links("sqlite:///mlflow.db", "3", "4") == {} and ui_links("/tmp/mlruns", "3") == {}
     assert ui_links("http://host:5000", None) == {}
+
+
+def test_the_compare_link_opens_the_evolved_evaluation_run_compared_to_the_baseline() -> None:
+    # the run page's Traces tab reads compareToRunUuid from the URL (MLflow 3.17, bundle module 8539)
+    assert compare_view_path("4", "ev1", "ba1") == "#/experiments/4/runs/ev1/traces?compareToRunUuid=ba1"
+    runs = {"baseline": "ba1", "evolved": "ev1", "none": "no1"}
+    links = ui_links("http://127.0.0.1:5000/", "3", "4", runs)
+    assert links["baseline vs evolved per task"] == \
+        "http://127.0.0.1:5000/#/experiments/4/runs/ev1/traces?compareToRunUuid=ba1"
+    assert list(links) == ["verdict view", "holdout traces view", "baseline vs evolved per task"]
+    # no link without both variants (a parent run, a run whose holdout failed) or without the holdout experiment
+    assert "baseline vs evolved per task" not in ui_links("http://h", "3", "4", {"evolved": "ev1"})
+    assert "baseline vs evolved per task" not in ui_links("http://h", "3", None, runs)
+    assert ui_base("https://mlflow.example.org/") == "https://mlflow.example.org"
+    assert ui_base("sqlite:///mlflow.db") == ui_base(None) == ""
 
 
 def test_every_experiment_with_a_harness_run_holds_the_view(mlflow_store: str) -> None:

@@ -20,10 +20,21 @@ UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``sk
   headline metrics, tags;
 * ``04-artifact-claim`` / ``05-artifact-diff`` / ``06-artifact-skill`` / ``07-artifact-per-task`` /
   ``08-artifact-stats``: its claim report, diff preview, evolved SKILL.md preview, per-task pivot, statistics;
+  ``05b-artifact-diff-patch`` / ``06b-artifact-skill-md``: the raw ``skill/diff.patch`` and
+  ``skill/evolved/SKILL.md`` (which MLflow's artifact viewer may not preview: hence the ``.md`` previews);
 * ``09-traces``: the holdout experiment's Traces tab by default (the response preview names the variant);
   ``09b-traces-view``: the same tab in the harness's saved traces view "Variant and grades (harness)"
   (``?traceViewShareKey=harness-verdict``: trace name, every grader's score, the variant tag);
-  ``10-compare-to``: the evolved evaluation run compared to the baseline one, per task;
+  ``10-compare-to``: the evolved evaluation run compared to the baseline one, per task, on the Evaluation runs
+  page (``?selectedRunUuid=&compareToRunUuid=``); ``10b-compare-run-traces``: the same comparison on the evolved
+  evaluation run's own Traces tab (``runs/<evolved>/traces?compareToRunUuid=<baseline>``, the link the summary
+  prints as "baseline vs evolved per task": no run list beside it, so about 450 px wider);
+  ``10c-evolved-eval-run``: that evaluation run's overview (its description links the comparison);
+  with ``--remote``, ``10d-compare-run-traces-remote``: 10b as a user on another machine sees it (the server
+  reached by a private address, Chromium's ``--host-resolver-rules`` mapping it to ``--url``): MLflow opens
+  its Assistant panel by itself only when the UI's host name is ``localhost``, ``127.0.0.1`` or ``::1``
+  (start the server with ``--cors-allowed-origins http://10.0.0.16:5055``, else it refuses the page's
+  trace searches as cross-origin);
 * ``11-parent`` / ``12-parent-claim`` / ``13-parent-heatmap`` / ``14-parent-seeds``: the newest side-by-side
   parent (one with several seeds first): run page, claim report, heatmap, seeds claim report;
 * ``15-unchanged``: the newest run whose evolved skill is the baseline (verdict ``unchanged``);
@@ -45,6 +56,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 #: the repository root: ``--out`` may not lie inside it
 REPO = Path(__file__).resolve().parents[2]
@@ -55,15 +67,21 @@ CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disabl
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def shoot(url: str, out: Path) -> None:
-    """One screenshot of ``url`` into ``out`` (a fresh profile each time, 1600×1000, 25 s of virtual time).
+#: the private address a ``--remote`` screenshot reaches the server by (MLflow's server accepts private
+#: addresses as Host headers by default; Chromium maps it to the server's real address)
+REMOTE_HOST = "10.0.0.16"
+
+
+def shoot(url: str, out: Path, resolve: str = "") -> None:
+    """One screenshot of ``url`` into ``out`` (a fresh profile each time, 1600×1000, 25 s of virtual time);
+    ``resolve``: a Chromium ``--host-resolver-rules`` value (e.g. ``"MAP 10.0.0.16 127.0.0.1"``).
 
     Raises:
         subprocess.CalledProcessError: Chromium failed; subprocess.TimeoutExpired: it took over 180 s.
     """
     profile = tempfile.mkdtemp(prefix="chromium-")
     cmd = [*CHROMIUM, f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=25000",
-           f"--screenshot={out}", url]
+           *([f"--host-resolver-rules={resolve}"] if resolve else []), f"--screenshot={out}", url]
     subprocess.run(cmd, check=True, capture_output=True, timeout=180)
     print(f"{out}  <-  {url}")
 
@@ -77,6 +95,12 @@ def _is_single(tags: dict[str, str]) -> bool:
     """An evolution run (not a parent, not an A/B run) with holdout evaluation runs."""
     return ("mlflow.parentRunId" not in tags and "holdout.evolved.run_id" in tags
             and tags.get("experiment.kind") != "side-by-side" and tags.get("run.kind") != "ab")
+
+
+def compare_url(ui: str, holdout_experiment: str, evolved: str, baseline: str) -> str:
+    """The evolved evaluation run's Traces tab compared to the baseline run (as
+    ``harness.tracking.views.compare_view_path``; this script imports no harness)."""
+    return f"{ui}/experiments/{holdout_experiment}/runs/{evolved}/traces?compareToRunUuid={baseline}"
 
 
 def _artifact(ui: str, exp: str, run: str, path: str) -> str:
@@ -116,16 +140,20 @@ def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -
         out += [("03-run-page", f"{ui}/experiments/{exp}/runs/{run}"),
                 ("04-artifact-claim", _artifact(ui, exp, run, "claim_report.md")),
                 ("05-artifact-diff", _artifact(ui, exp, run, "skill/diff.md")),
+                ("05b-artifact-diff-patch", _artifact(ui, exp, run, "skill/diff.patch")),
                 ("06-artifact-skill", _artifact(ui, exp, run, "skill/evolved/preview.md")),
+                ("06b-artifact-skill-md", _artifact(ui, exp, run, "skill/evolved/SKILL.md")),
                 ("07-artifact-per-task", _artifact(ui, exp, run, "holdout/per_task.json")),
                 ("08-artifact-stats", _artifact(ui, exp, run, "stats/statistics.json"))]
         if holdout is not None:
             hid = holdout.experiment_id
+            evolved, baseline = tags["holdout.evolved.run_id"], tags.get("holdout.baseline.run_id", "")
             out += [("09-traces", f"{ui}/experiments/{hid}/traces"),
                     ("09b-traces-view", f"{ui}/experiments/{hid}/traces?traceViewShareKey={VIEW_KEY}"),
-                    ("10-compare-to", f"{ui}/experiments/{hid}/evaluation-runs?selectedRunUuid="
-                                      f"{tags['holdout.evolved.run_id']}&compareToRunUuid="
-                                      f"{tags.get('holdout.baseline.run_id', '')}")]
+                    ("10-compare-to", f"{ui}/experiments/{hid}/evaluation-runs?selectedRunUuid={evolved}"
+                                      f"&compareToRunUuid={baseline}"),
+                    ("10b-compare-run-traces", compare_url(ui, hid, evolved, baseline)),
+                    ("10c-evolved-eval-run", f"{ui}/experiments/{hid}/runs/{evolved}")]
     parents = [r for r in runs if r.data.tags.get("experiment.kind") == "side-by-side"]
     parent = next((r for r in parents if int(r.data.params.get("seeds", "1") or 1) > 1), None) or (
         parents[0] if parents else None)
@@ -180,13 +208,22 @@ def main() -> None:
     parser.add_argument("--extra-skill", action="append", default=[],
                         help="another skill (e.g. tool-choice): its runs table and run page; repeatable")
     parser.add_argument("--only", default="", help="comma list of file stems to take (default: all)")
+    parser.add_argument("--remote", action="store_true",
+                        help=f"also take 10b through the private address {REMOTE_HOST} (no Assistant panel)")
     args = parser.parse_args()
     out = outside_repo(args.out)
     out.mkdir(parents=True, exist_ok=True)
     only = {s for s in args.only.split(",") if s}
-    for stem, url in pages(args.url, args.skill, args.extra_skill):
+    taken = pages(args.url, args.skill, args.extra_skill)
+    for stem, url in taken:
         if not only or stem in only:
             shoot(url, out / f"{stem}.png")
+    if args.remote:
+        server = urlsplit(args.url)
+        for stem, url in taken:
+            if stem == "10b-compare-run-traces":
+                remote = url.replace(f"//{server.hostname}", f"//{REMOTE_HOST}", 1)
+                shoot(remote, out / "10d-compare-run-traces-remote.png", f"MAP {REMOTE_HOST} {server.hostname}")
 
 
 if __name__ == "__main__":

@@ -167,7 +167,8 @@ def evidence_line(run_id: str | None = None) -> str:
     return (f"Evidence: `{artifacts.CLAIM_REPORT}` (tests and power), `{artifacts.PER_TASK_TABLE}` (each task's "
             f"answers and grades side by side), `{artifacts.SKILL_DIFF_PREVIEW}`; traces: the `baseline · …` and "
             f"`evolved · …` evaluation runs in experiment `<this experiment>{artifacts.HOLDOUT_EXPERIMENT_SUFFIX}` "
-            "(Evaluation runs → select the evolved run → Compare to the baseline run)")
+            "(Evaluation runs → select the evolved run → Compare to the baseline run; the evolved run's "
+            "description links that comparison)")
 
 
 def run_description(verdict: Verdict, stats: Mapping[str, PairedStats], holdout_size: int,

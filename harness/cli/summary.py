@@ -86,11 +86,15 @@ def lm_error_rows(metrics: dict[str, float]) -> list[tuple[str, str]]:
 def view_links(tracker: Any) -> dict[str, str]:
     """The footer lines linking to the harness's saved views in the MLflow UI when ``tracker`` (an
     :class:`~harness.tracking.tracker.MlflowTracker` whose run has ended) logged to a tracking server
-    (``http(s)://``): ``verdict view`` (its experiment's runs) and ``holdout traces view``
-    (:func:`harness.tracking.views.ui_links`); empty for a local store."""
-    from harness.tracking.views import ui_links
+    (``http(s)://``): ``verdict view`` (its experiment's runs), ``holdout traces view`` and, for a run with
+    holdout evaluation runs, ``baseline vs evolved per task`` (:func:`harness.tracking.views.ui_links`); empty for
+    a local store."""
+    from harness.tracking.views import ui_base, ui_links
 
-    return ui_links(tracker.store_uri, tracker.experiment_id, tracker.holdout_experiment_id)
+    if not ui_base(tracker.store_uri):
+        return {}  # no UI address: spare the store reads
+    holdout = tracker.holdout_experiment_id
+    return ui_links(tracker.store_uri, tracker.experiment_id, holdout, tracker.holdout_run_ids if holdout else None)
 
 
 def summarize_run(result: RunResult, reporter: Reporter, links: Mapping[str, str] | None = None) -> None:

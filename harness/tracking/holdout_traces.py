@@ -12,10 +12,13 @@ assessments) without ``mlflow.genai.evaluate``, whose synchronous per-span and p
 2. each task becomes one :class:`mlflow.entities.Trace` built in memory: a root span ``holdout.<variant>``
    (inputs ``{"question": ...}``, output the answer; status ERROR and trace state ERROR when the program
    raised) with one ``LM.__call__`` child span per task LM call; trace tags ``variant``, ``task_id``,
-   ``holdout.index``, ``holdout.eval_id`` (and ``holdout.error``), metadata ``mlflow.sourceRun`` = the run, the
-   response preview led by the variant (:func:`response_preview`),
-   and the graders' feedback plus the task's expectations as assessments (feedback metadata
-   ``mlflow.assessment.sourceRunId`` = the run, as ``mlflow.genai.evaluate`` writes it);
+   ``holdout.index``, ``holdout.eval_id`` (and ``holdout.error``) and the task's other fields
+   (:func:`task_tags`: ``task.kind``, ``task.answer``, ...), metadata ``mlflow.sourceRun`` = the run, the
+   response preview led by the variant (:func:`response_preview`), and the graders' feedback as assessments
+   (feedback metadata ``mlflow.assessment.sourceRunId`` = the run, as ``mlflow.genai.evaluate`` writes it).
+   Unlike ``mlflow.genai.evaluate`` no expectation assessments: MLflow's "Compare to" view shows every
+   expectation as a column before the graders' and hides the graders' columns once more than 10 would show
+   (see :func:`task_tags`);
 3. the traces are written with MLflow's trace export API (:class:`mlflow.tracing.client.TracingClient`): the
    trace infos (tags, metadata and all assessments) of the variant in one transaction on a SQL store
    (:mod:`harness.tracking.trace_batch`; elsewhere one ``start_trace`` each) and one ``log_spans`` for every
@@ -64,6 +67,10 @@ from verifiers import Task
 LM_SPAN_NAME = "LM.__call__"
 #: characters of the request / response kept in a trace's previews (MLflow's own preview limit is 1,000)
 PREVIEW_CHARS = 1000
+#: the trace tag key prefix of a task's fields other than its id (tag ``task_id``) and question (the request)
+TASK_TAG_PREFIX = "task."
+#: longest trace tag value MLflow keeps (``mlflow.tracing.constant.MAX_CHARS_IN_TRACE_INFO_TAGS_VALUE``)
+MAX_TAG_CHARS = 4096
 
 
 @dataclass
@@ -200,16 +207,34 @@ def response_preview(variant: str, text: str) -> str:
     return f"[{variant}] {text}"[:PREVIEW_CHARS]
 
 
+def task_tags(task: Task) -> dict[str, str]:
+    """The trace tags holding a task's fields besides its id and question: ``task.kind``, ``task.answer``,
+    ``task.expected_behavior`` and ``task.group``, the non-empty ones, each cut at :data:`MAX_TAG_CHARS`.
+
+    Tags, not expectation assessments (which ``mlflow.genai.evaluate`` writes): MLflow 3.17's "Compare to" view
+    (the Traces tab of an evaluation run compared to another) selects by default the request, trace id,
+    response, execution time, state, every expectation and every assessment, orders them base columns,
+    expectations, assessments, and, when more than 10 would show, hides assessments first (module ``33972`` of
+    its JS bundle, ``to``/``no``; the ``selectedColumns`` URL parameter is switched off in its open-source
+    build, so only a user's own choice, kept in the browser's ``localStorage``, changes that).  A task's five
+    expectations took the count past 10 and so hid every grader's column; without them the graders' columns
+    follow the response, per task, for both runs (up to 5 graders)."""
+    fields = (("kind", task.kind), ("answer", task.answer), ("expected_behavior", task.expected_behavior),
+              ("group", task.group))
+    return {f"{TASK_TAG_PREFIX}{key}": value[:MAX_TAG_CHARS] for key, value in fields if value}
+
+
 def build_trace(record: TaskRecord, variant: str, eval_id: str, experiment_id: str,
                 run_id: str | None) -> tuple[Any, list[Any]]:
     """The trace info (tags, metadata, assessments) and spans of one task record (see the module docstring)."""
-    from mlflow.entities import AssessmentSource, Expectation, SpanType, TraceInfo, TraceLocation, TraceState
+    from mlflow.entities import SpanType, TraceInfo, TraceLocation, TraceState
     from mlflow.tracing.constant import TRACE_SCHEMA_VERSION, TRACE_SCHEMA_VERSION_KEY, TraceMetadataKey
 
     trace_id = f"tr-{uuid.uuid4().hex}"
     task = record.task
     data = holdout_data([task], variant, eval_id)[0]
-    tags = {**data["tags"], TAG_INDEX: str(record.index), "mlflow.traceName": f"holdout.{variant}"}
+    tags = {**data["tags"], **task_tags(task), TAG_INDEX: str(record.index),
+            "mlflow.traceName": f"holdout.{variant}"}
     if record.error:
         tags[TAG_ERROR] = record.error
     inputs = {"question": task.question}
@@ -218,9 +243,6 @@ def build_trace(record: TaskRecord, variant: str, eval_id: str, experiment_id: s
                 TraceMetadataKey.OUTPUTS: json.dumps(record.text)[:PREVIEW_CHARS]}
     if run_id:
         metadata[_SOURCE_RUN_TRACE_KEY] = run_id
-    human = AssessmentSource(source_type="HUMAN", source_id="harness.holdout")
-    expectations = [Expectation(name=key, value=value, source=human, trace_id=trace_id)
-                    for key, value in (data.get("expectations") or {}).items()]
     for feedback in record.feedbacks:
         feedback.trace_id = trace_id
     info = TraceInfo(trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
@@ -229,7 +251,7 @@ def build_trace(record: TaskRecord, variant: str, eval_id: str, experiment_id: s
                      request_preview=json.dumps(inputs)[:PREVIEW_CHARS],
                      response_preview=response_preview(variant, record.text),
                      execution_duration=(record.end_ns - record.start_ns) // 1_000_000, trace_metadata=metadata,
-                     tags=tags, assessments=[*record.feedbacks, *expectations])
+                     tags=tags, assessments=list(record.feedbacks))
     root_id = uuid.uuid4().int >> 64
     spans = [_span(trace_id, root_id, None, f"holdout.{variant}", SpanType.CHAIN, record.start_ns,
                    record.end_ns, inputs, record.text, record.error)]
@@ -352,6 +374,6 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
     return rows
 
 
-__all__ = ["LM_SPAN_NAME", "LMCall", "LMCallRecorder", "TAG_EVAL_ID", "TaskRecord", "answer_and_grade",
-           "batch_holdout", "build_trace", "record_rows", "response_preview", "trace_records",
-           "write_traces"]
+__all__ = ["LM_SPAN_NAME", "LMCall", "LMCallRecorder", "MAX_TAG_CHARS", "TAG_EVAL_ID", "TASK_TAG_PREFIX", "TaskRecord",
+           "answer_and_grade", "batch_holdout", "build_trace", "record_rows", "response_preview", "task_tags",
+           "trace_records", "write_traces"]

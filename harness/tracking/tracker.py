@@ -31,7 +31,7 @@ from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIP
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables
-from harness.tracking.views import set_trace_view, set_verdict_view
+from harness.tracking.views import compare_view_path, set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
 from harness.tracking.writer import StoreWriter
 
@@ -326,6 +326,19 @@ class MlflowTracker:
         found = client.get_experiment_by_name(name)
         return str(found.experiment_id) if found is not None else None
 
+    @property
+    def holdout_run_ids(self) -> dict[str, str]:
+        """``{variant: evaluation run id}`` of this run's holdout evaluation runs (its tags
+        ``holdout.<variant>.run_id``; empty before the run is opened or when it has none), after every queued write
+        ran; one store read."""
+        if self.run_info is None:
+            return {}
+        if self._writer is not None:
+            self._writer.wait()
+        tags = self._store().get_run(str(self.run_id)).data.tags
+        return {key.split(".")[1]: value for key, value in tags.items()
+                if key.startswith("holdout.") and key.endswith(".run_id") and key.count(".") == 2}
+
     def _base_name(self) -> str:
         """The name the run started with (``run_name``, else the one MLflow or ``mlflow run`` gave it)."""
         return self.run_name or (self.run_info.run_name if self.run_info is not None else "") or ""
@@ -510,7 +523,9 @@ class MlflowTracker:
         That run is named ``"<variant> · <run name>"``, lives in the experiment ``<this run's experiment>/holdout``
         (so the variants are separate evaluation runs that MLflow's "Compare to" view puts side by side per task,
         and this experiment's runs table holds only the harness's runs), is tagged ``holdout.evaluation_of`` = this
-        run, ``variant``, a description, ``mlflow.runType = genai_evaluate`` and ``holdout.<variant>.eval_id``,
+        run, ``variant``, a description (the evolved run's links its comparison to the baseline run, per task:
+        :func:`harness.tracking.views.compare_view_path`), ``mlflow.runType = genai_evaluate`` and
+        ``holdout.<variant>.eval_id``,
         holds the metrics ``<grader>/mean`` (over scored tasks), ``<grader>/scored`` and ``<grader>/unscored``,
         and ends FINISHED once its traces are written (FAILED if a write failed, which :meth:`flush` raises);
         this run gets the tag ``holdout.<variant>.run_id``.
@@ -592,6 +607,11 @@ def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name
     try:
         tags = trace_records(client, records, variant, eval_run, experiment_id, run_type_unset=True) \
             if records else {}
+        baseline = _baseline_evaluation_run(client, run_id) if variant == "evolved" else None
+        if baseline:
+            tags[TAG_DESCRIPTION] = _evaluation_description(variant, run_id, run_name) + (
+                f"\n[Baseline vs evolved, per task]({compare_view_path(experiment_id, eval_run, baseline)}): "
+                "this run's traces beside the baseline run's, with every grader's score.\n")
         client.log_batch(eval_run, metrics=metrics, tags=[RunTag(k, v) for k, v in tags.items()])
     except BaseException:
         client.set_terminated(eval_run, "FAILED")
@@ -614,11 +634,27 @@ def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: 
     # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
     name = f"{variant} · {run_name}"
     tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: run_id, "variant": variant,
-            TAG_DESCRIPTION: (f"Holdout of the **{variant}** skill of run `{run_id}` ({run_name}): one "
-                              "trace per task with every grader's assessment. Compare it to the sibling "
-                              "evaluation run of the other variant (Evaluation runs → Compare to).\n")}
+            TAG_DESCRIPTION: _evaluation_description(variant, run_id, run_name)}
     run = client.create_run(holdout_experiment, tags=tags, run_name=name)
     return str(run.info.run_id), holdout_experiment, holdout_tags
+
+
+def _evaluation_description(variant: str, run_id: str, run_name: str) -> str:
+    """The description (markdown) of the evaluation run of ``variant`` of run ``run_id`` named ``run_name``."""
+    return (f"Holdout of the **{variant}** skill of run `{run_id}` ({run_name}): one trace per task with every "
+            "grader's assessment. Compare it to the sibling evaluation run of the other variant (Evaluation runs → "
+            "Compare to).\n")
+
+
+def _baseline_evaluation_run(client: Any, run_id: str) -> str | None:
+    """The id of the baseline evaluation run of run ``run_id`` (its tag ``holdout.baseline.run_id``, else its
+    parent's: a side-by-side child shares its parent's baseline), or None; one or two store reads."""
+    tags = client.get_run(run_id).data.tags
+    found = tags.get("holdout.baseline.run_id")
+    parent = tags.get("mlflow.parentRunId")
+    if not found and parent:
+        found = client.get_run(parent).data.tags.get("holdout.baseline.run_id")
+    return found or None
 
 
 def _evaluation_metrics(rows: Sequence[HoldoutRow]) -> list[Any]:

@@ -18,6 +18,16 @@ MLflow 3.17's UI keeps named views of a table as experiment tags whose value is 
 The harness writes one runs view, :data:`VIEW_KEY`, on every experiment it starts a run in, and one traces view
 (same key) on every holdout experiment it writes traces into, so the verdict and the graders' scores are one
 menu pick (or one link) away.  Both are best effort: a store refusing the tag logs a warning and the run goes on.
+
+The "Compare to" view (an evaluation run's traces beside another's, per task) reads neither tag: it is the
+run page's Traces tab, module ``7349`` of the bundle, whose columns come from ``useTableColumns`` (``K0``) with
+no saved view; its ``selectedColumns`` URL parameter is honoured only when a feature flag (``33706``'s ``D3``)
+is on, which the open-source build hard-codes off, and a user's own column choice lives in the browser's
+``localStorage`` (``genaiTracesUIState-columns-<experiment>-<run>_v1``).  What the harness controls is the
+traces' content (holdout traces carry no expectation assessments, so the graders' columns show: see
+:func:`harness.tracking.holdout_traces.task_tags`) and the link: :func:`compare_view_path` opens the comparison on
+the evolved evaluation run's own page (``compareToRunUuid`` is a plain URL parameter there), about 450 px wider
+than the Evaluation runs page, whose run list takes the left of the screen.
 """
 
 from __future__ import annotations
@@ -81,17 +91,37 @@ def trace_view_path(experiment_id: str) -> str:
     return f"#/experiments/{experiment_id}/traces?traceViewShareKey={VIEW_KEY}"
 
 
-def ui_links(tracking_uri: str, experiment_id: str | None,
-             holdout_experiment_id: str | None = None) -> dict[str, str]:
-    """``{label: URL}`` of the views in the MLflow UI of a tracking server ``tracking_uri`` (``http(s)://...``, the
-    server serves the UI too): the runs view of ``experiment_id`` and the traces view of ``holdout_experiment_id``;
-    empty for any other store (a ``sqlite:`` file or a folder has no UI address) or no experiment."""
+def compare_view_path(holdout_experiment_id: str, evolved_run_id: str, baseline_run_id: str) -> str:
+    """The UI path of the evolved evaluation run's traces compared to the baseline one's, per task:
+    ``"#/experiments/<id>/runs/<evolved>/traces?compareToRunUuid=<baseline>"`` (the run page's Traces tab; see
+    the module docstring for why not the Evaluation runs page)."""
+    return f"#/experiments/{holdout_experiment_id}/runs/{evolved_run_id}/traces?compareToRunUuid={baseline_run_id}"
+
+
+def ui_base(tracking_uri: str | None) -> str:
+    """The UI address of a tracking server ``tracking_uri`` (``http(s)://...`` without its trailing ``/``; the
+    server serves the UI too), or ``""`` for any other store (a ``sqlite:`` file or a folder has no UI)."""
     base = (tracking_uri or "").rstrip("/")
-    if not base.lower().startswith(("http://", "https://")) or not experiment_id:
+    return base if base.lower().startswith(("http://", "https://")) else ""
+
+
+def ui_links(tracking_uri: str, experiment_id: str | None, holdout_experiment_id: str | None = None,
+             holdout_runs: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{label: URL}`` of the views in the MLflow UI of a tracking server ``tracking_uri`` (``http(s)://...``, the
+    server serves the UI too): the runs view of ``experiment_id``, the traces view of ``holdout_experiment_id``
+    and, when ``holdout_runs`` (``{variant: evaluation run id}``) holds both ``baseline`` and ``evolved``, their
+    comparison (:func:`compare_view_path`); empty for any other store (a ``sqlite:`` file or a folder has no UI
+    address) or no experiment."""
+    base = ui_base(tracking_uri)
+    if not base or not experiment_id:
         return {}
     links = {"verdict view": f"{base}/{verdict_view_path(experiment_id)}"}
     if holdout_experiment_id:
         links["holdout traces view"] = f"{base}/{trace_view_path(holdout_experiment_id)}"
+        runs = holdout_runs or {}
+        if runs.get("evolved") and runs.get("baseline"):
+            links["baseline vs evolved per task"] = (
+                f"{base}/{compare_view_path(holdout_experiment_id, runs['evolved'], runs['baseline'])}")
     return links
 
 
@@ -159,5 +189,5 @@ def set_trace_view(client: Any, experiment_id: str, graders: Sequence[str],
 
 
 __all__ = ["TRACE_VIEW_NAME", "TRACE_VIEW_TAG", "VARIANT_TAG", "VERDICT_COLUMNS", "VIEW_KEY", "VIEW_NAME", "VIEW_TAG",
-           "read_envelope", "set_trace_view", "set_verdict_view", "trace_view_path", "trace_view_state",
-           "ui_links", "verdict_view_path", "verdict_view_state", "view_envelope"]
+           "compare_view_path", "read_envelope", "set_trace_view", "set_verdict_view", "trace_view_path",
+           "trace_view_state", "ui_base", "ui_links", "verdict_view_path", "verdict_view_state", "view_envelope"]
