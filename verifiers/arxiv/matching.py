@@ -111,6 +111,8 @@ def _part_end(text: str, end: int, hi: int) -> int:
 
 def _clause_start(text: str, lo: int, start: int) -> int:
     """Where the clause holding ``start`` begins, given its part's start ``lo`` (:func:`_part_start`)."""
+    if start <= lo:  # an empty range holds no stop
+        return lo
     best = lo
     for stop in _SENTENCE_STOPS:
         i = text.rfind(stop, best, start)
@@ -122,6 +124,8 @@ def _clause_start(text: str, lo: int, start: int) -> int:
 
 def _clause_end(text: str, end: int, hi: int) -> int:
     """Where the clause holding ``end`` ends, given its part's end ``hi`` (:func:`_part_end`)."""
+    if end >= hi:  # an empty range holds no stop
+        return hi
     best = hi
     for stop in _SENTENCE_STOPS:
         i = text.find(stop, end, best)
@@ -665,15 +669,24 @@ class Response:
         contrast word before the phrase (or the clause start) to the first one after it (or the clause end)."""
         if not self.may_refuse():
             return False
-        text, lower = self.text, self.lower
-        part_start = _part_start(text, max(0, start - CLAUSE_WINDOW), start)
-        part_end = _part_end(text, end, min(len(text), end + CLAUSE_WINDOW))
-        # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.
-        if _REFUSAL_KEYS_RE.search(lower, part_start, part_end) is None:
+        text, lower, n = self.text, self.lower, len(self.text)
+        lo = start - CLAUSE_WINDOW if start > CLAUSE_WINDOW else 0
+        hi = end + CLAUSE_WINDOW if end + CLAUSE_WINDOW < n else n
+        # A text without part stops (most one-line answers) is one part: its window, without the four searches
+        # of _part_start/_part_end.
+        if "\n" not in text and ";" not in text:
+            part_start, part_end = lo, hi
+        else:
+            part_start, part_end = _part_start(text, lo, start), _part_end(text, end, hi)
+        # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.  A
+        # part that is the whole text holds a refusal key (may_refuse): no search needed.
+        if (part_start or part_end != n) and _REFUSAL_KEYS_RE.search(lower, part_start, part_end) is None:
             return False
         clause_start = _clause_start(text, part_start, start)
         clause_end = _clause_end(text, end, part_end)
-        if _REFUSAL_KEYS_RE.search(lower, clause_start, clause_end) is None:
+        # the same bounds as the part's hold a key (tested above)
+        if (clause_start != part_start or clause_end != part_end) and _REFUSAL_KEYS_RE.search(
+                lower, clause_start, clause_end) is None:
             return False
         for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
             blank_start = clause_start

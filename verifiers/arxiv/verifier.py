@@ -83,7 +83,7 @@ class ArxivVerifier(Verifier):
         response = prepare(text, echoes)
         correctness, well_formed, feedback = grader(matcher, response)
         if not well_formed:  # conciseness counts only when an answer is present
-            return _grade(correctness, well_formed, 0.0, round(_WC * correctness + _WW * well_formed + _WZ * 0.0, 6),
+            return _grade(correctness, well_formed, 0.0, _composite(correctness, well_formed, 0.0),
                           feedback if len(feedback) <= FEEDBACK_MAX else clip(feedback))
         if response.truncated:
             feedback += f"; output too long to grade in full (only its first {MAX_GRADED_CHARS:,} characters are read)"
@@ -92,12 +92,25 @@ class ArxivVerifier(Verifier):
         if concise < 1.0:
             feedback += f"; {n_chars} chars, keep it under {CONCISE_CHARS}"
         # composite_score(correctness, well_formed, concise), written out: the same operations in the same order
-        composite = round(_WC * correctness + _WW * well_formed + _WZ * concise, 6)
+        composite = _composite(correctness, well_formed, concise)
         return _grade(correctness, well_formed, concise, composite,
                       feedback if len(feedback) <= FEEDBACK_MAX else clip(feedback))
 
 
 _WC, _WW, _WZ = COMPOSITE_WEIGHTS
+#: Composite per (correctness, well_formed, conciseness): a pure function of three numbers, remembered because
+#: ``round(x, 6)`` formats the float (a tenth of a short answer's grade).  Bounded: correctness and well_formed
+#: take a handful of values, conciseness one per output length up to MAX_CHARS.
+_COMPOSITES: dict[tuple[float, float, float], float] = {}
+
+
+def _composite(correctness: float, well_formed: float, concise: float) -> float:
+    """``round(_WC * correctness + _WW * well_formed + _WZ * concise, 6)``, remembered per argument triple."""
+    key = (correctness, well_formed, concise)
+    composite = _COMPOSITES.get(key)
+    if composite is None:
+        composite = _COMPOSITES[key] = round(_WC * correctness + _WW * well_formed + _WZ * concise, 6)
+    return composite
 _new_grade = Grade.__new__
 
 
