@@ -39,11 +39,14 @@ from verifiers.arxiv.matching import (
     Response,
     alternative_after,
     alternative_before,
+    blank,
     is_extended,
     item_offers,
     listed_items,
     may_be_listed,
+    name_like,
     name_tokens,
+    superseded,
     title_like,
     title_spans,
     year_of,
@@ -105,7 +108,8 @@ def no_answer(expected: str, shape: str, r: Response, hint: str = "") -> Verdict
     """Not well formed: no answer of ``shape`` was found; the feedback says why (too long, refusal, echo)."""
     if r.truncated:
         return 0.0, 0.0, (f"expected {expected}; the output was too long to grade: only its first "
-                          f"{MAX_GRADED_CHARS:,} characters are searched and hold no {shape}{hint}")
+                          f"{MAX_GRADED_CHARS:,} characters are searched, and they hold nothing of the expected "
+                          f"shape ({shape}){hint}")
     why = ("; the response refuses or says it does not know" if r.refused() else
            "; the response repeats the question or rubric" if r.echoed else "")
     return 0.0, 0.0, (f"expected {expected}; no answer of the expected shape ({shape}) was found{why}{hint}; "
@@ -135,10 +139,13 @@ _NUMBER_CHARS = frozenset("0123456789.")
 def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
     """Distinct values of ``matches`` (value, start, end) that count as offered answers, in order (a value is
     checked only until one of its occurrences counts)."""
-    found: dict[str, None] = {}
+    found: dict[str, tuple[int, int]] = {}
     for value, start, end in matches:
         if value not in found and r.counts(start, end, numeric=True):
-            found[value] = None
+            found[value] = (start, end)
+    if len(found) > 1:  # "2016. Actually, it was 2017": the first value is superseded by the later one
+        starts = [start for start, _ in found.values()]
+        return [v for v, (_, end) in found.items() if not superseded(r, end, lambda: starts)]
     return list(found)
 
 
@@ -201,8 +208,9 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     return committed_or_hedged(found, want, "year", hint)
 
 
-def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
-    """The other known titles the response offers (occurrences that count), in gate-group order."""
+def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
+    """The other known titles the response offers: ``(title, start, end)`` of the first occurrence of each
+    that counts, in gate-group order."""
     text, lower, found = r.text, r.lower, []
     counts = r.counts
     for gate, group in m.other_titles:
@@ -211,7 +219,7 @@ def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
                 if t.key in lower:
                     for s, e in t.spans(text, lower):
                         if counts(s, e):
-                            found.append(t.phrase)
+                            found.append((t.phrase, s, e))
                             break
     return found
 
@@ -235,15 +243,31 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
-    committed, extended = [], 0
+    committed, extended, dropped = [], 0, []
     for start, end in m.title.spans(text, r.lower)[:MAX_OCCURRENCES]:
         if not r.counts(start, end):
-            continue
-        if is_extended(text, start, end):
+            dropped.append((start, end))
+        elif is_extended(text, start, end):
             extended += 1
         else:
             committed.append((start, end))
-    others = _other_titles(m, r)
+    other_spans = _other_titles(m, r)
+    starts: list[list[int]] = []
+
+    def later() -> list[int]:
+        """Starts of every title candidate (title-like spans, the title's own, other known titles), computed
+        once when asked."""
+        if not starts:
+            starts.append(sorted({s for s, _ in title_spans(r)} | {s for s, _ in committed}
+                                 | {s for _, s, _ in other_spans}))
+        return starts[0]
+
+    if committed or other_spans:  # "A. Actually, it's B": A is superseded when another title follows
+        kept = [(s, e) for s, e in committed if not superseded(r, e, later)]
+        dropped += [span for span in committed if span not in kept]
+        committed = kept
+        other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
+    others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
         if rivals or _listed_rival(r, committed, title_like):
@@ -257,9 +281,14 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     lower = r.lower
     # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
     spans = title_spans(r, MAX_SPANS if any(key in lower for key, _ in m.title_words) else 1)
+    # a negated, corrected or superseded title earns no partial credit ("Not A, it is B" grades B)
+    spans = [(s, e) for s, e in spans if r.counts(s, e) and not superseded(r, e, later)]
     if not spans:
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
+    if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
+        text = blank(text, dropped)
+        lower = text.lower()
     hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
                for s, e in spans)
     share = hits / total if total else 0.0
@@ -280,12 +309,25 @@ def _name_start(text: str, start: int) -> int:
     taken = 0
     for word in reversed(words[-3:]):
         core = word.rstrip(".")
-        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or core.lower() in NON_NAME_WORDS:
+        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or (
+                len(core) > 1 and core.lower() in NON_NAME_WORDS):  # one capital is an initial ("Lakshya A")
             break
         taken += 1
     if not taken:
         return start
     return text.rfind(words[-taken], max(0, start - 40), start)
+
+
+_NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
+
+
+def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
+    """Whether a name starts at offset ``at`` (quotes and spaces skipped): a capitalised, name-like word
+    (:func:`verifiers.arxiv.matching.name_like`); ``at`` < 0 means no restatement, so no."""
+    if at < 0:
+        return False
+    word = _NEXT_WORD_RE.match(r.text, at, at + 60)
+    return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
@@ -299,6 +341,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         start = _name_start(text, start)
         if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
             retracted_any = True
+        elif _name_follows(r, r.restated_after(end), m.name_exclude):
+            retracted_any = True  # "He. Actually, it's Sun": the name right after the restatement supersedes
         else:
             committed.append((start, end))
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \

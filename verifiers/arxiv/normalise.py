@@ -48,6 +48,7 @@ rubric expected behavior behaviour states gives names committing commit single n
 candidates listing listed something someone anything anyone everything everyone thing things stuff
 go going goes see get got make made take want try use used come keep put show seem feel wait done unable
 unfortunate apologies refuse decline ticket session request error trace incident code
+correction corrected correcting erratum edit edited scratch oops instead rather
 """.split())
 
 #: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
