@@ -302,7 +302,9 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
 def _name_start(text: str, start: int) -> int:
     """Where the full name ending in the surname at ``start`` begins: up to three capitalised given names or
     initials right before it ("Diederik P. Kingma"), so a negation of the full name reaches the surname."""
-    head = text[max(0, start - 40):start]
+    lo = max(0, start - 40)
+    lo = max(lo, text.rfind("\n", lo, start) + 1)  # a name does not continue across a line break
+    head = text[lo:start]
     if not head or head[-1] not in " \t":
         return start
     words = head.split()
@@ -315,7 +317,7 @@ def _name_start(text: str, start: int) -> int:
         taken += 1
     if not taken:
         return start
-    return text.rfind(words[-taken], max(0, start - 40), start)
+    return text.rfind(words[-taken], lo, start)
 
 
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")

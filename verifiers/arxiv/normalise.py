@@ -85,9 +85,16 @@ def normalise_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
+#: Typesetting hyphenation: a hyphen at a line end between two letters joins the parts of one word.
+_LINE_END_HYPHEN_RE = re.compile(r"-(?<=[^\W\d_]-)[ \t]*\r?\n[ \t]*(?=[^\W\d_])")
+
+
 def strip_markup(text: str) -> str:
-    """``text`` with LaTeX markup removed and ``×`` read as ``x`` (``$16\\times 16$`` -> ``16 x 16``,
-    ``\\textbf{Adam}`` -> ``Adam``, `````quoted''`` -> ``"quoted"``).  Cheap when there is no markup."""
+    """``text`` with LaTeX markup removed, ``×`` read as ``x`` (``$16\\times 16$`` -> ``16 x 16``,
+    ``\\textbf{Adam}`` -> ``Adam``, `````quoted''`` -> ``"quoted"``) and words hyphenated across a line
+    break joined (``Net-\\nworks`` -> ``Networks``).  Cheap when there is neither markup nor a hyphen."""
+    if "-" in text and "\n" in text:
+        text = _LINE_END_HYPHEN_RE.sub("", text)
     if "\\" not in text and "$" not in text and "`" not in text and (text.isascii() or "×" not in text):
         return text  # one memchr each (isascii is a flag: no "×" in ASCII text)
     if "×" in text or "\\times" in text:
