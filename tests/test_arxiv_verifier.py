@@ -969,6 +969,14 @@ def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, ye
     "Attention Is All You Need / Deep Residual Learning for Image Recognition",
     "Attention Is All You Need\nDeep Residual Learning for Image Recognition",
     "Maybe Deep Residual Learning for Image Recognition, or Attention Is All You Need",
+    '"Attention Is All You Need", "Transformers Are Sequence Models"',
+    '"Attention Is All You Need" and "Transformers Are Sequence Models" are both candidates.',
+    "Possible titles: Attention Is All You Need; Self-Attention Networks for Translation",
+    "Attention Is All You Need | Self-Attention Networks for Translation",
+    "The title is one of: Attention Is All You Need, Self-Attention Networks for Translation.",
+    "Attention Is All You Need? Self-Attention Networks for Translation?",
+    "Option A: Attention Is All You Need\nOption B: Self-Attention Networks for Translation",
+    "Title: Attention Is All You Need\nAlternative title: Self-Attention Networks for Translation",
 ])
 def test_several_titles_are_hedging(output: str) -> None:
     g = grade(ATTENTION, output)
@@ -977,8 +985,21 @@ def test_several_titles_are_hedging(output: str) -> None:
 
 def test_one_title_with_its_details_is_not_hedging() -> None:
     for output in ('**Title:** Attention Is All You Need\n**Authors:** Ashish Vaswani, Noam Shazeer\n**Year:** 2017',
-                   '"Attention Is All You Need" by Vaswani et al. introduced the Transformer (NeurIPS 2017).'):
-        assert grade(ATTENTION, output).composite == 1.0
+                   '"Attention Is All You Need" by Vaswani et al. introduced the Transformer (NeurIPS 2017).',
+                   "Attention Is All You Need\nby Ashish Vaswani and Noam Shazeer (2017)",
+                   "Attention Is All You Need\nAshish Vaswani, Noam M. Shazeer",
+                   "Attention Is All You Need, Vaswani et al., 2017",
+                   "'Attention Is All You Need', Ashish Vaswani et al.",
+                   "The answer: Attention Is All You Need.\nAuthors: Ashish Vaswani and Noam Shazeer",
+                   "The paper is 'Attention Is All You Need'. It inspired 'Transformers Are Sequence Models'.",
+                   "Attention Is All You Need | arXiv:1706.03762",
+                   "attention is all you need, 'Attention Is All You Need'"):
+        assert grade(ATTENTION, output).composite == 1.0, output
+
+
+def test_words_hyphenated_across_a_line_break_are_one_word() -> None:
+    assert grade(ATTENTION, "Atten-\ntion Is All You Need").composite == 1.0
+    assert grade("1406.2661/title", "Generative Adversarial Net-\n  works").composite == 1.0
 
 
 # 8. beyond the scan limit the feedback says the output was too long to grade

@@ -239,6 +239,69 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     return False
 
 
+_QUOTES = "\"“”‘’'`*_«»"
+#: What may stand between two titles offered side by side: list separators ("A; B", "A | B", "A? B?",
+#: "A and B", "A / B"), or a line break with an optional short label ("Option 2:", "Alternative title:");
+#: quotes, brackets and spaces around them.  A comma separates unquoted titles only after a listing cue.
+_TITLE_GAP_RE = re.compile(
+    r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?]|,|\b(?:and|or|nor|vs\.?|versus)\b|\n[ \t]*(?:[^\W\d_][\w ]{0,24}:)?)"
+    r"[\s\"“”‘’'`*_«»()\[\]]*(?:(?:and|or|maybe|perhaps|possibly|also)\s+)?[\"“‘'`*_«(\[]*")
+_UNQUOTED_GAP_RE = re.compile(r"[^,]*\Z|[\s\S]*\n")  # without a listing cue: no bare comma between unquoted titles
+#: A label on the other title's line ("Option B:", "Authors:"): only one naming a title, an option or an
+#: alternative offers another title.
+_LABEL_AT_RE = re.compile(r"(?:^|(?<=\n))[ \t*_]*([^\W\d_][\w ]{0,24}?)[ \t*_]*:", re.MULTILINE)
+_TITLE_LABEL_WORDS = frozenset({"title", "titles", "option", "options", "candidate", "candidates", "alternative",
+                                "alternatively", "answer", "choice", "maybe", "possibly", "perhaps", "or"})
+_LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibilit(?:y|ies)|possible\s+titles?"
+                             r"|alternatives?|choices?)\b", re.IGNORECASE)
+
+
+#: An attribution, not a title: "by ...", "Authors ...", "... et al.", or a name with a middle initial.
+_ATTRIBUTION_RE = re.compile(r"(?i:\s*(?:by|authors?|written\s+by|from)\b|.*\bet\s+al\b)"
+                             r"|.*\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
+
+
+def _title_offer(phrase: str) -> bool:
+    """Whether a list item or an alternative offers another title: it reads as a title
+    (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
+    al.", "Diederik P. Kingma, Jimmy Ba")."""
+    return title_like(phrase) and _ATTRIBUTION_RE.match(phrase) is None
+
+
+def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tuple[int, int]]) -> bool:
+    """Whether another title-like span (of ``spans``, none overlapping the title's own ``committed`` spans) is
+    offered right next to the title, joined only by what :data:`_TITLE_GAP_RE` allows: several titles listed
+    together are hedging ("A", "B"; "A | B"; "Possible titles: A; B")."""
+    text = r.text
+    pieces = []
+    for s, e in spans:  # a title-case run may go on across a line break: one line is one offer
+        while (cut := text.find("\n", s, e)) >= 0:
+            if title_like(text[s:cut]):
+                pieces.append((s, cut))
+            s = cut + 1
+        pieces.append((s, e))
+    for start, end in committed:
+        line_start = text.rfind("\n", 0, start) + 1
+        cue = _LISTING_CUE_RE.search(text, line_start, start) is not None
+        for s, e in pieces:
+            if any(s < ce and cs < e for cs, ce in committed):
+                continue  # the title itself (any occurrence), or a span holding it
+            lo, hi = (end, s) if s >= end else (e, start)
+            if hi - lo > 60 or _TITLE_GAP_RE.fullmatch(text, lo, hi) is None:
+                continue
+            label = _LABEL_AT_RE.search(text, lo, s + 40)
+            if label is not None and label.start() > s:
+                label = None
+            if label is not None and not _TITLE_LABEL_WORDS & set(label.group(1).lower().split()):
+                continue  # "Authors: Ian Goodfellow" is not another title
+            if label is None and text.find("\n", lo, hi) >= 0:
+                continue  # a line after the title ("Diederik P. Kingma, Jimmy Ba") is not an offer by itself
+            quoted = s > 0 and text[s - 1] in _QUOTES
+            if quoted or cue or _UNQUOTED_GAP_RE.match(text, lo, hi):
+                return True
+    return False
+
+
 def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
     partial credit below hedged; well formed when a title is offered."""
@@ -270,7 +333,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, title_like):
+        if rivals or _listed_rival(r, committed, _title_offer) or _side_by_side(
+                r, committed, [(s, e) for s, e in title_spans(r) if not superseded(r, e, later)]):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
                                         f"({shown}); commit to one title")
