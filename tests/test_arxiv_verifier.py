@@ -925,6 +925,10 @@ def test_author_roles_other_than_first() -> None:
     assert grade(kingma, "Jimmy Ba is the last author, Diederik Kingma the first.").composite == 1.0
     wrong = grade(kingma, "Kingma is the second author, the first is Ba.")
     assert (wrong.correctness, wrong.well_formed) == (0.0, 1.0)
+    for output in ("Kingma is listed as the last author; Ba is the lead author.",
+                   "Kingma, who is only the second author; Jimmy Ba."):
+        g = grade(kingma, output)
+        assert (g.correctness, g.well_formed) == (0.0, 1.0), output
 
 
 # 6. refusals that contain numbers are evasive

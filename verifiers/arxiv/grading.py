@@ -71,7 +71,8 @@ MAX_OCCURRENCES = 50
 Verdict = tuple[float, float, str]
 
 _ROLE_AFTER = re.compile(
-    r"\s*[,(]?\s*(?:who\s+)?(?:is|was|as|being)?\s*(?:only\s+)?(?:the|a|an)?\s*"
+    r"\s*[,(]?\s*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
+    r"|merely)\s+){0,4}(?:the|a|an)?\s*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
     r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first",
     re.IGNORECASE,
