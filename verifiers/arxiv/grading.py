@@ -258,15 +258,38 @@ _LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibi
 
 
 #: An attribution, not a title: "by ...", "Authors ...", "... et al.", or a name with a middle initial.
-_ATTRIBUTION_RE = re.compile(r"(?i:\s*(?:by|authors?|written\s+by|from)\b|.*\bet\s+al\b)"
-                             r"|.*\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
+_ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by", "from ")
+_MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
 
 
 def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
     al.", "Diederik P. Kingma, Jimmy Ba")."""
-    return title_like(phrase) and _ATTRIBUTION_RE.match(phrase) is None
+    if not title_like(phrase):
+        return False
+    if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
+        return False
+    return "." not in phrase or _MIDDLE_INITIAL_RE.search(phrase) is None
+
+
+#: Cheap necessary conditions of a :data:`_TITLE_GAP_RE` gap right after / right before a title (on
+#: ``r.lower``): a separator, a joining word, or a line break into a label, after quotes and spaces.
+_GAP_AFTER_HINT_RE = re.compile(r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?,]|(?:and|or|nor|vs|versus)\b"
+                                r"|\n[ \t*_]*[^\W\d_][\w ]{0,24}:)")
+_GAP_BEFORE_HINT_RE = re.compile(r"(?:[;|/&?,:]|\b(?:and|or|nor|vs\.?|versus|maybe|perhaps|possibly|also))"
+                                 r"[\s\"“”‘’'`*_«»()\[\]]*\Z")
+
+
+def _may_be_side_by_side(r: Response, committed: list[tuple[int, int]]) -> bool:
+    """Whether a gap of another title may touch one of the ``committed`` spans (see :func:`_side_by_side`):
+    most answers give the title with none, and then the title-like spans need not be read."""
+    lower = r.lower
+    for start, end in committed:
+        if _GAP_AFTER_HINT_RE.match(lower, end, end + 40) or _GAP_BEFORE_HINT_RE.search(
+                lower, max(0, start - 40), start):
+            return True
+    return False
 
 
 def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tuple[int, int]]) -> bool:
@@ -334,8 +357,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer) or _side_by_side(
-                r, committed, [(s, e) for s, e in title_spans(r) if not superseded(r, e, later)]):
+        if rivals or _listed_rival(r, committed, _title_offer) or _may_be_side_by_side(r, committed) and (
+                _side_by_side(r, committed, [(s, e) for s, e in title_spans(r) if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
                                         f"({shown}); commit to one title")
@@ -346,16 +369,18 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     lower = r.lower
     # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
     spans = title_spans(r, MAX_SPANS if any(key in lower for key, _ in m.title_words) else 1)
-    # a negated, corrected or superseded title earns no partial credit ("Not A, it is B" grades B)
-    spans = [(s, e) for s, e in spans if r.counts(s, e) and not superseded(r, e, later)]
-    if not spans:
+    if not spans:  # title_spans left out what does not count
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
         lower = text.lower()
-    hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
-               for s, e in spans)
+    scored = sorted(((sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e)),
+                      e) for s, e in spans), key=lambda pair: -pair[0])
+    # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
+    hits = next((h for h, e in scored if not superseded(r, e, later)), None)
+    if hits is None:
+        return no_answer(f"title '{title}'", "a title", r)
     share = hits / total if total else 0.0
     if share >= PARTIAL_TITLE_MIN_SHARE:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)

