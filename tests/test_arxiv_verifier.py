@@ -867,12 +867,68 @@ def test_negations_and_corrections(task_id: str) -> None:
         assert (g.correctness, g.well_formed) == (0.0, 1.0), committed_wrong
 
 
+#: Self-corrections, each with the retracted candidate {A} before the one the text commits to {B}.
+SELF_CORRECTIONS = (
+    "{A} — actually no, {B}.", "{A}. Correction: {B}.", "{A}, sorry, I mean {B}.", "{A}... wait, it's {B}.",
+    "{A} (no, {B}).", "I said {A} but that is wrong; it is {B}.", "{A}. Actually, it's {B}.",
+    "Initially I thought {A}, but it is {B}.", "At first I said {A}. In fact it was {B}.",
+    "I mistakenly wrote {A} earlier; the correct answer is {B}.", "{A}? Hmm, no: {B}.",
+    "{A}, but actually it's {B}.",
+)
+SELF_CORRECTION_TASKS = ["1706.03762/id", "2005.14165/year", ATTENTION, "1512.03385/title", "1512.03385/author",
+                         "1412.6980/author"]
+
+
+@pytest.mark.parametrize("task_id", SELF_CORRECTION_TASKS)
+@pytest.mark.parametrize("form", SELF_CORRECTIONS)
+def test_self_corrections_grade_the_last_answer(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    right, wrong = task.answer, other_answer(task, 3)
+    assert grade(task_id, form.format(A=wrong, B=right)).composite == 1.0
+    g = grade(task_id, form.format(A=right, B=wrong))
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1512.03385/author", "Kaiming He. Actually, it's a Microsoft Research paper."),
+    ("1512.03385/author", "Kaiming He, but it's a joint work with Xiangyu Zhang."),
+    ("1512.03385/title", '"Deep Residual Learning for Image Recognition". Actually, it is one of the most cited.'),
+    ("1512.03385/title", "Deep Residual Learning for Image Recognition, but the paper is often called ResNet."),
+    ("1512.03385/id", "1512.03385. In fact, it's the ResNet paper."),
+])
+def test_a_restatement_without_a_new_candidate_keeps_the_answer(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0
+
+
+def test_a_retracted_title_earns_no_partial_credit() -> None:
+    """A negated or corrected title is not partly right: the other title it was traded for is graded."""
+    resnet = "1512.03385/title"
+    for output in ('"Identity Mappings in Deep Residual Networks", not "Deep Residual Learning for Image '
+                   'Recognition".', 'Not "Deep Residual Learning for Image Recognition"; it is "Wide Residual '
+                   'Networks".'):
+        g = grade(resnet, output)
+        assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(task_id=task_ids, form=st.sampled_from(SELF_CORRECTIONS), k=st.integers(0, 15))
+def test_property_a_retracted_right_answer_earns_nothing(task_id: str, form: str, k: int) -> None:
+    """The right answer retracted in favour of another paper's answer is confidently wrong, never credited."""
+    task = TASKS[task_id]
+    g = grade(task_id, form.format(A=task.answer, B=other_answer(task, k)))
+    assert g.correctness == 0.0, g.feedback
+
+
 def test_author_roles_other_than_first() -> None:
     kingma = "1412.6980/author"
     assert grade(kingma, "Ba is the second author; the first is Kingma.").composite == 1.0
     assert grade(kingma, "Jimmy Ba is the last author, Diederik Kingma the first.").composite == 1.0
     wrong = grade(kingma, "Kingma is the second author, the first is Ba.")
     assert (wrong.correctness, wrong.well_formed) == (0.0, 1.0)
+    for output in ("Kingma is listed as the last author; Ba is the lead author.",
+                   "Kingma, who is only the second author; Jimmy Ba."):
+        g = grade(kingma, output)
+        assert (g.correctness, g.well_formed) == (0.0, 1.0), output
 
 
 # 6. refusals that contain numbers are evasive
@@ -917,6 +973,14 @@ def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, ye
     "Attention Is All You Need / Deep Residual Learning for Image Recognition",
     "Attention Is All You Need\nDeep Residual Learning for Image Recognition",
     "Maybe Deep Residual Learning for Image Recognition, or Attention Is All You Need",
+    '"Attention Is All You Need", "Transformers Are Sequence Models"',
+    '"Attention Is All You Need" and "Transformers Are Sequence Models" are both candidates.',
+    "Possible titles: Attention Is All You Need; Self-Attention Networks for Translation",
+    "Attention Is All You Need | Self-Attention Networks for Translation",
+    "The title is one of: Attention Is All You Need, Self-Attention Networks for Translation.",
+    "Attention Is All You Need? Self-Attention Networks for Translation?",
+    "Option A: Attention Is All You Need\nOption B: Self-Attention Networks for Translation",
+    "Title: Attention Is All You Need\nAlternative title: Self-Attention Networks for Translation",
 ])
 def test_several_titles_are_hedging(output: str) -> None:
     g = grade(ATTENTION, output)
@@ -925,8 +989,21 @@ def test_several_titles_are_hedging(output: str) -> None:
 
 def test_one_title_with_its_details_is_not_hedging() -> None:
     for output in ('**Title:** Attention Is All You Need\n**Authors:** Ashish Vaswani, Noam Shazeer\n**Year:** 2017',
-                   '"Attention Is All You Need" by Vaswani et al. introduced the Transformer (NeurIPS 2017).'):
-        assert grade(ATTENTION, output).composite == 1.0
+                   '"Attention Is All You Need" by Vaswani et al. introduced the Transformer (NeurIPS 2017).',
+                   "Attention Is All You Need\nby Ashish Vaswani and Noam Shazeer (2017)",
+                   "Attention Is All You Need\nAshish Vaswani, Noam M. Shazeer",
+                   "Attention Is All You Need, Vaswani et al., 2017",
+                   "'Attention Is All You Need', Ashish Vaswani et al.",
+                   "The answer: Attention Is All You Need.\nAuthors: Ashish Vaswani and Noam Shazeer",
+                   "The paper is 'Attention Is All You Need'. It inspired 'Transformers Are Sequence Models'.",
+                   "Attention Is All You Need | arXiv:1706.03762",
+                   "attention is all you need, 'Attention Is All You Need'"):
+        assert grade(ATTENTION, output).composite == 1.0, output
+
+
+def test_words_hyphenated_across_a_line_break_are_one_word() -> None:
+    assert grade(ATTENTION, "Atten-\ntion Is All You Need").composite == 1.0
+    assert grade("1406.2661/title", "Generative Adversarial Net-\n  works").composite == 1.0
 
 
 # 8. beyond the scan limit the feedback says the output was too long to grade

@@ -39,11 +39,14 @@ from verifiers.arxiv.matching import (
     Response,
     alternative_after,
     alternative_before,
+    blank,
     is_extended,
     item_offers,
     listed_items,
     may_be_listed,
+    name_like,
     name_tokens,
+    superseded,
     title_like,
     title_spans,
     year_of,
@@ -68,7 +71,8 @@ MAX_OCCURRENCES = 50
 Verdict = tuple[float, float, str]
 
 _ROLE_AFTER = re.compile(
-    r"\s*[,(]?\s*(?:who\s+)?(?:is|was|as|being)?\s*(?:only\s+)?(?:the|a|an)?\s*"
+    r"\s*[,(]?\s*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
+    r"|merely)\s+){0,4}(?:the|a|an)?\s*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
     r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first",
     re.IGNORECASE,
@@ -105,7 +109,8 @@ def no_answer(expected: str, shape: str, r: Response, hint: str = "") -> Verdict
     """Not well formed: no answer of ``shape`` was found; the feedback says why (too long, refusal, echo)."""
     if r.truncated:
         return 0.0, 0.0, (f"expected {expected}; the output was too long to grade: only its first "
-                          f"{MAX_GRADED_CHARS:,} characters are searched and hold no {shape}{hint}")
+                          f"{MAX_GRADED_CHARS:,} characters are searched, and they hold nothing of the expected "
+                          f"shape ({shape}){hint}")
     why = ("; the response refuses or says it does not know" if r.refused() else
            "; the response repeats the question or rubric" if r.echoed else "")
     return 0.0, 0.0, (f"expected {expected}; no answer of the expected shape ({shape}) was found{why}{hint}; "
@@ -135,10 +140,13 @@ _NUMBER_CHARS = frozenset("0123456789.")
 def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
     """Distinct values of ``matches`` (value, start, end) that count as offered answers, in order (a value is
     checked only until one of its occurrences counts)."""
-    found: dict[str, None] = {}
+    found: dict[str, tuple[int, int]] = {}
     for value, start, end in matches:
         if value not in found and r.counts(start, end, numeric=True):
-            found[value] = None
+            found[value] = (start, end)
+    if len(found) > 1:  # "2016. Actually, it was 2017": the first value is superseded by the later one
+        starts = [start for start, _ in found.values()]
+        return [v for v, (_, end) in found.items() if not superseded(r, end, lambda: starts)]
     return list(found)
 
 
@@ -201,8 +209,9 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     return committed_or_hedged(found, want, "year", hint)
 
 
-def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
-    """The other known titles the response offers (occurrences that count), in gate-group order."""
+def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
+    """The other known titles the response offers: ``(title, start, end)`` of the first occurrence of each
+    that counts, in gate-group order."""
     text, lower, found = r.text, r.lower, []
     counts = r.counts
     for gate, group in m.other_titles:
@@ -211,7 +220,7 @@ def _other_titles(m: PaperMatcher, r: Response) -> list[str]:
                 if t.key in lower:
                     for s, e in t.spans(text, lower):
                         if counts(s, e):
-                            found.append(t.phrase)
+                            found.append((t.phrase, s, e))
                             break
     return found
 
@@ -231,22 +240,125 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     return False
 
 
+_QUOTES = "\"“”‘’'`*_«»"
+#: What may stand between two titles offered side by side: list separators ("A; B", "A | B", "A? B?",
+#: "A and B", "A / B"), or a line break with an optional short label ("Option 2:", "Alternative title:");
+#: quotes, brackets and spaces around them.  A comma separates unquoted titles only after a listing cue.
+_TITLE_GAP_RE = re.compile(
+    r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?]|,|\b(?:and|or|nor|vs\.?|versus)\b|\n[ \t]*(?:[^\W\d_][\w ]{0,24}:)?)"
+    r"[\s\"“”‘’'`*_«»()\[\]]*(?:(?:and|or|maybe|perhaps|possibly|also)\s+)?[\"“‘'`*_«(\[]*")
+_UNQUOTED_GAP_RE = re.compile(r"[^,]*\Z|[\s\S]*\n")  # without a listing cue: no bare comma between unquoted titles
+#: A label on the other title's line ("Option B:", "Authors:"): only one naming a title, an option or an
+#: alternative offers another title.
+_LABEL_AT_RE = re.compile(r"(?:^|(?<=\n))[ \t*_]*([^\W\d_][\w ]{0,24}?)[ \t*_]*:", re.MULTILINE)
+_TITLE_LABEL_WORDS = frozenset({"title", "titles", "option", "options", "candidate", "candidates", "alternative",
+                                "alternatively", "answer", "choice", "maybe", "possibly", "perhaps", "or"})
+_LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibilit(?:y|ies)|possible\s+titles?"
+                             r"|alternatives?|choices?)\b", re.IGNORECASE)
+
+
+#: An attribution, not a title: "by ...", "Authors ...", "... et al.", or a name with a middle initial.
+_ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by", "from ")
+_MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
+
+
+def _title_offer(phrase: str) -> bool:
+    """Whether a list item or an alternative offers another title: it reads as a title
+    (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
+    al.", "Diederik P. Kingma, Jimmy Ba")."""
+    if not title_like(phrase):
+        return False
+    if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
+        return False
+    return "." not in phrase or _MIDDLE_INITIAL_RE.search(phrase) is None
+
+
+#: Cheap necessary conditions of a :data:`_TITLE_GAP_RE` gap right after / right before a title (on
+#: ``r.lower``): a separator, a joining word, or a line break into a label, after quotes and spaces.
+_GAP_AFTER_HINT_RE = re.compile(r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?,]|(?:and|or|nor|vs|versus)\b"
+                                r"|\n[ \t*_]*[^\W\d_][\w ]{0,24}:)")
+_GAP_BEFORE_HINT_RE = re.compile(r"(?:[;|/&?,:]|\b(?:and|or|nor|vs\.?|versus|maybe|perhaps|possibly|also))"
+                                 r"[\s\"“”‘’'`*_«»()\[\]]*\Z")
+
+
+def _may_be_side_by_side(r: Response, committed: list[tuple[int, int]]) -> bool:
+    """Whether a gap of another title may touch one of the ``committed`` spans (see :func:`_side_by_side`):
+    most answers give the title with none, and then the title-like spans need not be read."""
+    lower = r.lower
+    for start, end in committed:
+        if _GAP_AFTER_HINT_RE.match(lower, end, end + 40) or _GAP_BEFORE_HINT_RE.search(
+                lower, max(0, start - 40), start):
+            return True
+    return False
+
+
+def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tuple[int, int]]) -> bool:
+    """Whether another title-like span (of ``spans``, none overlapping the title's own ``committed`` spans) is
+    offered right next to the title, joined only by what :data:`_TITLE_GAP_RE` allows: several titles listed
+    together are hedging ("A", "B"; "A | B"; "Possible titles: A; B")."""
+    text = r.text
+    pieces = []
+    for s, e in spans:  # a title-case run may go on across a line break: one line is one offer
+        while (cut := text.find("\n", s, e)) >= 0:
+            if title_like(text[s:cut]):
+                pieces.append((s, cut))
+            s = cut + 1
+        pieces.append((s, e))
+    for start, end in committed:
+        line_start = text.rfind("\n", 0, start) + 1
+        cue = _LISTING_CUE_RE.search(text, line_start, start) is not None
+        for s, e in pieces:
+            if any(s < ce and cs < e for cs, ce in committed):
+                continue  # the title itself (any occurrence), or a span holding it
+            lo, hi = (end, s) if s >= end else (e, start)
+            if hi - lo > 60 or _TITLE_GAP_RE.fullmatch(text, lo, hi) is None:
+                continue
+            label = _LABEL_AT_RE.search(text, lo, s + 40)
+            if label is not None and label.start() > s:
+                label = None
+            if label is not None and not _TITLE_LABEL_WORDS & set(label.group(1).lower().split()):
+                continue  # "Authors: Ian Goodfellow" is not another title
+            if label is None and text.find("\n", lo, hi) >= 0:
+                continue  # a line after the title ("Diederik P. Kingma, Jimmy Ba") is not an offer by itself
+            quoted = s > 0 and text[s - 1] in _QUOTES
+            if quoted or cue or _UNQUOTED_GAP_RE.match(text, lo, hi):
+                return True
+    return False
+
+
 def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
-    committed, extended = [], 0
+    committed, extended, dropped = [], 0, []
     for start, end in m.title.spans(text, r.lower)[:MAX_OCCURRENCES]:
         if not r.counts(start, end):
-            continue
-        if is_extended(text, start, end):
+            dropped.append((start, end))
+        elif is_extended(text, start, end):
             extended += 1
         else:
             committed.append((start, end))
-    others = _other_titles(m, r)
+    other_spans = _other_titles(m, r)
+    starts: list[list[int]] = []
+
+    def later() -> list[int]:
+        """Starts of every title candidate (title-like spans, the title's own, other known titles), computed
+        once when asked."""
+        if not starts:
+            starts.append(sorted({s for s, _ in title_spans(r)} | {s for s, _ in committed}
+                                 | {s for _, s, _ in other_spans}))
+        return starts[0]
+
+    if committed or other_spans:  # "A. Actually, it's B": A is superseded when another title follows
+        kept = [(s, e) for s, e in committed if not superseded(r, e, later)]
+        dropped += [span for span in committed if span not in kept]
+        committed = kept
+        other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
+    others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, title_like):
+        if rivals or _listed_rival(r, committed, _title_offer) or _may_be_side_by_side(r, committed) and (
+                _side_by_side(r, committed, [(s, e) for s, e in title_spans(r) if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
                                         f"({shown}); commit to one title")
@@ -257,11 +369,18 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     lower = r.lower
     # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
     spans = title_spans(r, MAX_SPANS if any(key in lower for key, _ in m.title_words) else 1)
-    if not spans:
+    if not spans:  # title_spans left out what does not count
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
-    hits = max(sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e))
-               for s, e in spans)
+    if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
+        text = blank(text, dropped)
+        lower = text.lower()
+    scored = sorted(((sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e)),
+                      e) for s, e in spans), key=lambda pair: -pair[0])
+    # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
+    hits = next((h for h, e in scored if not superseded(r, e, later)), None)
+    if hits is None:
+        return no_answer(f"title '{title}'", "a title", r)
     share = hits / total if total else 0.0
     if share >= PARTIAL_TITLE_MIN_SHARE:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
@@ -273,19 +392,34 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
 def _name_start(text: str, start: int) -> int:
     """Where the full name ending in the surname at ``start`` begins: up to three capitalised given names or
     initials right before it ("Diederik P. Kingma"), so a negation of the full name reaches the surname."""
-    head = text[max(0, start - 40):start]
+    lo = max(0, start - 40)
+    lo = max(lo, text.rfind("\n", lo, start) + 1)  # a name does not continue across a line break
+    head = text[lo:start]
     if not head or head[-1] not in " \t":
         return start
     words = head.split()
     taken = 0
     for word in reversed(words[-3:]):
         core = word.rstrip(".")
-        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or core.lower() in NON_NAME_WORDS:
+        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or (
+                len(core) > 1 and core.lower() in NON_NAME_WORDS):  # one capital is an initial ("Lakshya A")
             break
         taken += 1
     if not taken:
         return start
-    return text.rfind(words[-taken], max(0, start - 40), start)
+    return text.rfind(words[-taken], lo, start)
+
+
+_NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
+
+
+def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
+    """Whether a name starts at offset ``at`` (quotes and spaces skipped): a capitalised, name-like word
+    (:func:`verifiers.arxiv.matching.name_like`); ``at`` < 0 means no restatement, so no."""
+    if at < 0:
+        return False
+    word = _NEXT_WORD_RE.match(r.text, at, at + 60)
+    return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
@@ -299,6 +433,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         start = _name_start(text, start)
         if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
             retracted_any = True
+        elif _name_follows(r, r.restated_after(end), m.name_exclude):
+            retracted_any = True  # "He. Actually, it's Sun": the name right after the restatement supersedes
         else:
             committed.append((start, end))
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \

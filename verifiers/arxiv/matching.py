@@ -9,8 +9,12 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, a
   knowledge cut-off, "as of 2023") are never answers.
 * **Negations and corrections.** A candidate is retracted, and does not count, when a negator governs it
-  ("not A", "isn't A", "rather than A", "instead of A") or a correction follows it ("A? No - B", "A, or rather
-  B", "A, sorry, B", "A is wrong").  For authors also a role other than first ("A is the second author").
+  ("not A", "isn't A", "rather than A", "instead of A"), a correction follows it ("A? No - B", "A, or rather
+  B", "A, sorry, B", "A - actually no, B", "A (no, B)", "A is wrong", "A, but that is wrong").  A candidate
+  followed by a restatement ("A. Actually, it's B", "at first I thought A, but it is B", "I wrote A earlier;
+  the correct answer is B") is superseded, and does not count either, when another candidate of the same
+  kind starts right after it (within ``RESTATE_REACH`` characters).  For authors also a role other than
+  first ("A is the second author").
 * **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
   list are offered together.
 
@@ -68,7 +72,7 @@ REFUSAL_RE = re.compile(
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
     r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
     r"|not\s+(?:sure|certain)|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
-    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
+    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
@@ -166,11 +170,25 @@ NEGATION_BEFORE_RE = re.compile(
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
+
 #: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").
 CORRECTION_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\].,;:!?…—–-]*(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
-    r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+meant\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
-    r"|(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|not\s+(?:right|correct)))",
+    r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
+    r"(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
+    r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
+    r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
+    r"|not\s+(?:right|correct)))",
+    re.IGNORECASE,
+)
+#: A restatement right after a candidate ("A. Actually, it's B", "A, but it is B"): the candidate is superseded
+#: only when a later candidate of the same kind follows (see :meth:`Response.superseded`), since "A. Actually,
+#: it's a famous paper" still answers A.
+SUPERSEDE_AFTER_RE = re.compile(
+    r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:earlier|before|above|previously)[\s.,;:!—–-]*)?"
+    r"(?:(?:(?:actually|in\s+fact|but|however|rather)\s*[,:—–-]?\s*){1,2}"
+    r"(?:it[’']?s|it\s+(?:is|was)|that[’']?s|that\s+(?:is|was)|the\s+(?:\w+\s+){0,2}(?:is|was)|i\s+(?:think|believe)"
+    r"(?:\s+it[’']?s|\s+it\s+(?:is|was))?)"
+    r"|the\s+(?:correct|right|actual|real|true)\s+(?:\w+\s+){0,2}(?:is|was))\b",
     re.IGNORECASE,
 )
 #: Looked at on either side of a candidate.
@@ -222,6 +240,7 @@ _CONTRAST = CaseFree(CONTRAST_RE)
 _METADATA_BEFORE = CaseFree(METADATA_BEFORE_RE)
 _NEGATION_BEFORE = CaseFree(NEGATION_BEFORE_RE)
 _CORRECTION_AFTER = CaseFree(CORRECTION_AFTER_RE)
+_SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 
 
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
@@ -698,9 +717,31 @@ class Response:
                 return True
         return False
 
+    def restated_after(self, end: int) -> int:
+        """Where a restatement that follows the candidate ending at ``end`` ends ("A. Actually, it's B": the
+        offset before " B"), or -1 when none follows within ``WINDOW`` characters.  The caller decides whether
+        a later candidate of its kind makes the first one superseded (:data:`SUPERSEDE_AFTER_RE`)."""
+        # one anchored match over a short window: cheaper than any whole-text test of the lead words
+        match = _SUPERSEDE_AFTER.match(self, end, end + WINDOW)
+        return -1 if match is None else match.end()
+
     def refused(self) -> bool:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
         return self.may_refuse() and _REFUSAL.search(self, 0, len(self.text)) is not None
+
+
+#: A superseding candidate starts at most this many characters after the restatement ("Actually, it was
+#: submitted in 2017"); further on it is more information, not a correction ("2015, but it was published at
+#: CVPR in 2016").
+RESTATE_REACH = 16
+
+
+def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> bool:
+    """Whether the candidate ending at ``end`` is superseded: a restatement follows it
+    (:meth:`Response.restated_after`) and another candidate of its kind starts at one of the offsets
+    ``later()`` (called only after a restatement is found), at most ``RESTATE_REACH`` characters after it."""
+    at = r.restated_after(end)
+    return at >= 0 and any(at <= start <= at + RESTATE_REACH for start in later())
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
@@ -737,12 +778,14 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
         if echo.key in lower:  # the usual case is no echo: skip the call
             spans += echo.spans(text, lower)
     if spans:
-        text = _blank(text, spans)
+        text = blank(text, spans)
         lower = text.lower()
     return Response(text, raw, bool(spans), truncated, lower)
 
 
-def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+def blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with the characters of ``spans`` ((start, end) offsets, any order, may overlap) replaced by
+    spaces, so that every other offset stays put."""
     out, pos = [], 0
     for start, end in sorted(spans):
         start = max(start, pos)
