@@ -57,7 +57,7 @@ from harness.tracking.genai_eval import (
     rows_from_traces,
 )
 from harness.tracking.scorers import GraderScorer, grader_scorer
-from harness.tracking.trace_batch import start_traces
+from harness.tracking.trace_batch import write_trace_batch
 from verifiers import Task
 
 #: the span name of a task LM call (the name MLflow's DSPy autologging gives it)
@@ -286,19 +286,16 @@ def trace_records(client: Any, records: Sequence[TaskRecord], variant: str, run_
 
 def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: Sequence[Any],
                  run_id: str | None) -> None:
-    """Write the traces (info with assessments: :func:`harness.tracking.trace_batch.start_traces`, one transaction
-    for all on a SQL store), then all spans in one batch, then link them to ``run_id``.
+    """Write the traces (info with assessments), then all spans, then link them to ``run_id``: one transaction for
+    all on a SQL store (:func:`harness.tracking.trace_batch.write_trace_batch`), else MLflow's public calls.
+    ``experiment_id``: the experiment of the trace infos (they name it themselves).
 
     Raises:
         mlflow.exceptions.MlflowException: the store refused a write.
     """
     from mlflow.tracing.client import TracingClient
 
-    tracing = TracingClient(client.tracking_uri)
-    start_traces(tracing, infos)  # one transaction on a SQL store, else one start_trace each
-    tracing.log_spans(experiment_id, list(spans))
-    if run_id:
-        client.link_traces_to_run([i.trace_id for i in infos], run_id)
+    write_trace_batch(TracingClient(client.tracking_uri), infos, spans, run_id)
 
 
 def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader], variant: str,
