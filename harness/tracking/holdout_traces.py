@@ -30,6 +30,7 @@ judge's LM) are not traced, as in ``genai_holdout``.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -130,6 +131,23 @@ class LMCallRecorder(BaseCallback):
             call.error = f"{type(exception).__name__}: {exception}"[:MAX_ERROR_CHARS]
 
 
+def _recording_lm(program: Any, lm: Any, recorder: LMCallRecorder) -> Any:
+    """A copy of the task LM ``lm`` with ``recorder`` among its own callbacks, or None when ``recorder`` must be a
+    global callback instead: ``lm`` has no callbacks list, or a predictor of ``program`` has an LM of its own (or
+    ``program`` is no DSPy module, so that is unknown) and would bypass the copy.
+
+    Why: DSPy calls an LM's own callbacks for that LM's calls alone, a global callback for every module and
+    adapter step too (each costing DSPy a handler lookup); the copy shares the LM's client, cache and history."""
+    predictors = program.predictors() if isinstance(program, dspy.Module) else None
+    if predictors is None or any(getattr(p, "lm", None) is not None for p in predictors):
+        return None
+    if not isinstance(getattr(lm, "callbacks", None), list):
+        return None
+    copied = copy.copy(lm)
+    copied.callbacks = [*lm.callbacks, recorder]
+    return copied
+
+
 def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequence[GraderScorer], *,
                      num_threads: int = 1,
                      on_done: Callable[[], None] | None = None) -> list[TaskRecord]:
@@ -143,7 +161,12 @@ def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequ
     """
     recorder = LMCallRecorder()
     settings = dict(dspy.settings.config)
-    callbacks = [*(settings.pop("callbacks", None) or []), recorder]
+    callbacks = list(settings.pop("callbacks", None) or [])
+    recording_lm = _recording_lm(program, settings.get("lm"), recorder)
+    if recording_lm is not None:
+        settings["lm"] = recording_lm
+    else:
+        callbacks.append(recorder)
     rows = holdout_data(tasks, "", "")
 
     def one(index: int) -> TaskRecord:
