@@ -30,7 +30,7 @@ import pandas as pd
 from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIPTION, TAG_EVALUATION_OF
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
-from harness.tracking.tables import LoggedTables
+from harness.tracking.tables import LoggedTables, table_json
 from harness.tracking.views import set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
 from harness.tracking.writer import StoreWriter
@@ -436,8 +436,8 @@ class MlflowTracker:
         """
         from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS
 
-        text, tag = self._tables.add(frame, artifact_file)
-        self.log_text(text, artifact_file)
+        table, tag = self._tables.add_frame(frame, artifact_file)
+        self.writer.submit_call(_log_table, self.run_id, table, artifact_file)  # JSON-encoded by the writer
         self.set_tags({MLFLOW_LOGGED_ARTIFACTS: tag})
 
     def _staged(self, path: Path) -> Path:
@@ -545,6 +545,10 @@ def _call_write(client: Any, write: Callable[[], Any]) -> Any:
 
 def _log_text(client: Any, run_id: str, text: str, artifact_file: str) -> None:
     client.log_text(run_id, text, artifact_file)
+
+
+def _log_table(client: Any, run_id: str, table: pd.DataFrame, artifact_file: str) -> None:
+    client.log_text(run_id, table_json(table), artifact_file)
 
 
 def _log_artifacts(client: Any, run_id: str, directory: str, artifact_path: str) -> None:
