@@ -199,3 +199,43 @@ def test_process_writer_writes_in_another_process_and_raises_failed_writes_in_th
     with pytest.raises(WorkerError, match="Local: local failure"):
         writer.close()
     writer.close()  # reported once
+
+
+def _inputs(client: Any, run_id: str) -> list[tuple[Any, ...]]:
+    """A run's dataset inputs as comparable facts (name, digest, source, schema, profile, context tags)."""
+    return sorted((i.dataset.name, i.dataset.digest, i.dataset.source_type, i.dataset.source, i.dataset.schema,
+                   i.dataset.profile, sorted((t.key, t.value) for t in i.tags))
+                  for i in client.get_run(run_id).inputs.dataset_inputs)
+
+
+@pytest.mark.parametrize("where", ["process", "thread"])
+def test_dataset_inputs_built_by_the_writer_are_those_built_in_the_run(mlflow_store: str, where: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.tracking.datasets import dataset_input
+    from harness.tracking.worker import WRITER_ENV
+
+    monkeypatch.setenv(WRITER_ENV, where)
+    client = mlflow.MlflowClient()
+    experiment = client.create_experiment("datasets")
+    frames = {name: pd.DataFrame({"task_id": [f"{name}{i}" for i in range(n)], "answer": ["x"] * n}, dtype="string")
+              for name, n in (("trainset", 3), ("valset", 2), ("holdout", 4))}
+    reference = client.create_run(experiment).info.run_id
+    client.log_inputs(reference, [dataset_input(f, f"skill-{k}", k, "d1", "/tasks.jsonl") for k, f in frames.items()])
+    with MlflowTracker("datasets") as tracker:
+        for name, frame in frames.items():
+            tracker.log_dataset(frame, f"skill-{name}", name, "d1", source="/tasks.jsonl")
+    assert len(_inputs(client, str(tracker.run_id))) == 3
+    assert _inputs(client, str(tracker.run_id)) == _inputs(client, reference)
+    assert client.get_run(str(tracker.run_id)).info.status == "FINISHED"  # ended by the writer, after its writes
+
+
+def test_a_dataset_the_worker_cannot_build_fails_the_run_at_its_end(mlflow_store: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.tracking.worker import WRITER_ENV
+
+    monkeypatch.setenv(WRITER_ENV, "process")
+    with pytest.raises(AttributeError, match="size"), MlflowTracker("bad-dataset") as tracker:
+        tracker.log_dataset("not a frame", "skill-holdout", "holdout", "d1")  # type: ignore[arg-type]
+        tracker.set_tags({"after": "the failure"})  # still written
+    run = mlflow.MlflowClient().get_run(str(tracker.run_id))
+    assert run.info.status == "FAILED" and run.data.tags["after"] == "the failure"

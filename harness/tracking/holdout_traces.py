@@ -33,6 +33,7 @@ judge's LM) are not traced, as in ``genai_holdout``.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -60,7 +61,7 @@ from harness.tracking.genai_eval import (
     rows_from_traces,
 )
 from harness.tracking.scorers import GraderScorer, grader_scorer
-from harness.tracking.trace_batch import start_traces
+from harness.tracking.trace_batch import write_trace_batch
 from verifiers import Task
 
 #: the span name of a task LM call (the name MLflow's DSPy autologging gives it)
@@ -137,6 +138,23 @@ class LMCallRecorder(BaseCallback):
             call.error = f"{type(exception).__name__}: {exception}"[:MAX_ERROR_CHARS]
 
 
+def _recording_lm(program: Any, lm: Any, recorder: LMCallRecorder) -> Any:
+    """A copy of the task LM ``lm`` with ``recorder`` among its own callbacks, or None when ``recorder`` must be a
+    global callback instead: ``lm`` has no callbacks list, or a predictor of ``program`` has an LM of its own (or
+    ``program`` is no DSPy module, so that is unknown) and would bypass the copy.
+
+    Why: DSPy calls an LM's own callbacks for that LM's calls alone, a global callback for every module and
+    adapter step too (each costing DSPy a handler lookup); the copy shares the LM's client, cache and history."""
+    predictors = program.predictors() if isinstance(program, dspy.Module) else None
+    if predictors is None or any(getattr(p, "lm", None) is not None for p in predictors):
+        return None
+    if not isinstance(getattr(lm, "callbacks", None), list):
+        return None
+    copied = copy.copy(lm)
+    copied.callbacks = [*lm.callbacks, recorder]
+    return copied
+
+
 def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequence[GraderScorer], *,
                      num_threads: int = 1,
                      on_done: Callable[[], None] | None = None) -> list[TaskRecord]:
@@ -150,7 +168,12 @@ def answer_and_grade(program: SkillProgram, tasks: Sequence[Task], scorers: Sequ
     """
     recorder = LMCallRecorder()
     settings = dict(dspy.settings.config)
-    callbacks = [*(settings.pop("callbacks", None) or []), recorder]
+    callbacks = list(settings.pop("callbacks", None) or [])
+    recording_lm = _recording_lm(program, settings.get("lm"), recorder)
+    if recording_lm is not None:
+        settings["lm"] = recording_lm
+    else:
+        callbacks.append(recorder)
     rows = holdout_data(tasks, "", "")
 
     def one(index: int) -> TaskRecord:
@@ -308,19 +331,16 @@ def trace_records(client: Any, records: Sequence[TaskRecord], variant: str, run_
 
 def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: Sequence[Any],
                  run_id: str | None) -> None:
-    """Write the traces (info with assessments: :func:`harness.tracking.trace_batch.start_traces`, one transaction
-    for all on a SQL store), then all spans in one batch, then link them to ``run_id``.
+    """Write the traces (info with assessments), then all spans, then link them to ``run_id``: one transaction for
+    all on a SQL store (:func:`harness.tracking.trace_batch.write_trace_batch`), else MLflow's public calls.
+    ``experiment_id``: the experiment of the trace infos (they name it themselves).
 
     Raises:
         mlflow.exceptions.MlflowException: the store refused a write.
     """
     from mlflow.tracing.client import TracingClient
 
-    tracing = TracingClient(client.tracking_uri)
-    start_traces(tracing, infos)  # one transaction on a SQL store, else one start_trace each
-    tracing.log_spans(experiment_id, list(spans))
-    if run_id:
-        client.link_traces_to_run([i.trace_id for i in infos], run_id)
+    write_trace_batch(TracingClient(client.tracking_uri), infos, spans, run_id)
 
 
 def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequence[Grader], variant: str,

@@ -47,6 +47,16 @@ class LoggedTables:
         Raises:
             ValueError: ``artifact_file`` does not end in ``.json``.
         """
+        table, tag = self.add_frame(frame, artifact_file)
+        return table_json(table), tag
+
+    def add_frame(self, frame: pd.DataFrame, artifact_file: str) -> tuple[pd.DataFrame, str]:
+        """:meth:`add`, returning the whole table as a frame (its file is :func:`table_json` of it) instead of its
+        text, so the JSON encoding can run elsewhere (the tracker's writer).
+
+        Raises:
+            ValueError: ``artifact_file`` does not end in ``.json``.
+        """
         if not artifact_file.endswith(TABLE_SUFFIX):
             raise ValueError(f"table artifact {artifact_file!r} must end in {TABLE_SUFFIX} (MLflow's JSON table)")
         path = posixpath.normpath(artifact_file)
@@ -56,7 +66,7 @@ class LoggedTables:
         entry = {"path": artifact_file, "type": "table"}
         if entry not in self._entries:
             self._entries.append(entry)
-        return table_json(frame), json.dumps(self._entries)
+        return self._frames[path], json.dumps(self._entries)
 
 
 __all__ = ["TABLE_SUFFIX", "LoggedTables", "table_json"]

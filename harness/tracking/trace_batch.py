@@ -1,16 +1,19 @@
-"""Many traces written in one SQL transaction, through MLflow's own trace-writing code.
+"""Many traces, their spans and their links to a run written in one SQL transaction, through MLflow's own code.
 
 ``TracingClient.start_trace`` costs one transaction and one experiment read per trace: about 50 ms of
 SQLAlchemy work each on SQLite in a profiled tracked run, 2.4 s for the 48 traces of a 16-task holdout (issue 18,
-BENCHMARKS.md), in the writer thread but on the same GIL as the run.  :func:`start_traces` makes the SQL store
-write them all in one session: it runs the store's own per-trace writer (``SqlAlchemyStore._start_trace_once``,
-so every row is exactly what ``start_trace`` writes) on a shallow copy of the store whose session factory hands
-out one open session and whose experiment lookup is read once; the session commits once at the end.
+BENCHMARKS.md), in the writer process, on a core the run's plot process needs.  :func:`write_trace_batch` makes
+the SQL store write a variant's traces in one session: it runs the store's own writers (``_start_trace_once`` per
+trace, ``_log_spans_once`` for all spans, ``link_traces_to_run``; so every row is exactly what ``start_trace``,
+``log_spans`` and ``MlflowClient.link_traces_to_run`` write) on a shallow copy of the store whose session factory
+hands out one open session and whose experiment lookup is read once.  The per-trace ``flush`` of
+``_start_trace_once`` is deferred, so SQLAlchemy inserts each table's rows of the whole batch with one
+``executemany`` (the next query, or the end, flushes them); the session commits once at the end.
 
-This leans on two private names of MLflow's SQL store (``_start_trace_once``, ``ManagedSessionMaker``).  When
-they are missing (another MLflow version), the store is not a SQL store (an ``http://`` server), or the batch
-fails in any way (its transaction is rolled back as a whole), each trace is written with the public
-``start_trace`` instead, so the traces are always written; only the speed differs.
+This leans on private names of MLflow's SQL store (:data:`_STORE_NAMES`).  When they are missing (another MLflow
+version), the store is not a SQL store (an ``http://`` server), or the batch fails in any way (its transaction is
+rolled back as a whole), the public calls write the same facts instead (one ``start_trace`` per trace, one
+``log_spans``, one link call per 100 traces); only the speed differs.
 """
 
 from __future__ import annotations
@@ -26,22 +29,29 @@ from harness.tracking.store import retry_duplicate_insert
 _logger = logging.getLogger(__name__)
 
 #: the private names of MLflow's SQL store the batch path needs
-_STORE_NAMES = ("_start_trace_once", "ManagedSessionMaker", "get_experiment")
+_STORE_NAMES = ("_start_trace_once", "_log_spans_once", "link_traces_to_run", "ManagedSessionMaker",
+                "get_experiment")
+#: MLflow's limit of traces linked to a run in one call (``MAX_TRACE_LINKS_PER_REQUEST``)
+MAX_LINKS_PER_CALL = 100
 
 
 class _BatchAborted(RuntimeError):
-    """The store's per-trace writer asked to roll back (a trace id already taken): write one by one instead."""
+    """The store's writer asked to roll back (a trace id already taken): write with the public calls instead."""
 
 
-class _NoRollbackSession:
-    """A session whose ``rollback`` aborts the whole batch: the store's writer rolls back to recover from a
-    taken trace id, which in a shared session would drop the traces written before it."""
+class _BatchSession:
+    """The batch's one session, as the store's writers see it: ``rollback`` aborts the whole batch (the store's
+    writer rolls back to recover from a taken trace id, which in a shared session would drop the traces written
+    before it), and ``flush`` is deferred to the batch's end or its next query (SQLAlchemy's autoflush)."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
 
     def rollback(self) -> None:
         raise _BatchAborted("a trace of the batch exists already")
+
+    def flush(self, objects: Any = None) -> None:
+        """Deferred (see the class docstring)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
@@ -50,7 +60,7 @@ class _NoRollbackSession:
 def _batch_store(store: Any, session: Any, experiments: dict[str, Any]) -> Any:
     """A shallow copy of ``store`` whose sessions are all ``session`` (never committed or closed here) and whose
     experiment reads come from ``experiments`` (filled on first use)."""
-    shared = _NoRollbackSession(session)
+    shared = _BatchSession(session)
 
     @contextlib.contextmanager
     def one_session(read_only: bool = True) -> Iterator[Any]:
@@ -67,7 +77,12 @@ def _batch_store(store: Any, session: Any, experiments: dict[str, Any]) -> Any:
     return batch
 
 
-def _write_batch(store: Any, infos: Sequence[Any]) -> None:
+def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
+
+
+def _write_batch(store: Any, infos: Sequence[Any], spans: Sequence[Any], run_id: str | None) -> None:
     experiments: dict[str, Any] = {}
     # the experiment is read before the write session opens: SQLite allows one session at a time to write
     for experiment_id in dict.fromkeys(info.experiment_id for info in infos):  # one read per experiment
@@ -76,28 +91,66 @@ def _write_batch(store: Any, infos: Sequence[Any]) -> None:
         batch = _batch_store(store, session, experiments)
         for info in infos:
             batch._start_trace_once(info)
+        for location, located in _by_location(infos, spans).items():
+            batch._log_spans_once(location, located)
+        if run_id:
+            for ids in _chunks([info.trace_id for info in infos], MAX_LINKS_PER_CALL):
+                batch.link_traces_to_run(ids, run_id)
+        session.flush()
 
 
-def start_traces(tracing: Any, infos: Sequence[Any]) -> str:
-    """Write the trace infos (each with its tags, metadata and assessments) through ``tracing`` (a
-    ``mlflow.tracing.client.TracingClient``); returns how: ``"batch"`` (one transaction) or ``"each"`` (one
-    ``start_trace`` per trace, see the module docstring).
+def _by_location(infos: Sequence[Any], spans: Sequence[Any]) -> dict[str, list[Any]]:
+    """The spans grouped by their trace's experiment id (``log_spans``' location), in the given order.
 
     Raises:
-        mlflow.exceptions.MlflowException: the store refused a trace (in the one-by-one path).
+        ValueError: a span of a trace that is not among ``infos``.
+    """
+    experiment_of = {info.trace_id: info.experiment_id for info in infos}
+    grouped: dict[str, list[Any]] = {}
+    for span in spans:
+        if span.trace_id not in experiment_of:
+            raise ValueError(f"span {span.span_id} belongs to trace {span.trace_id}, which is not in the batch")
+        grouped.setdefault(experiment_of[span.trace_id], []).append(span)
+    return grouped
+
+
+def write_trace_batch(tracing: Any, infos: Sequence[Any], spans: Sequence[Any] = (),
+                      run_id: str | None = None) -> str:
+    """Write the trace infos (each with its tags, metadata and assessments), then ``spans`` (of those traces),
+    then link the traces to run ``run_id`` (None: no link), through ``tracing`` (a
+    ``mlflow.tracing.client.TracingClient``); returns how: ``"batch"`` (one transaction) or ``"each"`` (the public
+    calls, see the module docstring).
+
+    Raises:
+        ValueError: a span of a trace not in ``infos``.
+        mlflow.exceptions.MlflowException: the store refused a write (in the public path).
     """
     if not infos:
         return "batch"
+    grouped = _by_location(infos, spans)
     store = tracing.store
     if all(hasattr(store, name) for name in _STORE_NAMES):
         try:
-            _write_batch(store, infos)
+            _write_batch(store, infos, spans, run_id)
             return "batch"
         except Exception as exc:  # rolled back as a whole: nothing of it is in the store
-            _logger.debug("one-transaction trace write failed (%s); writing the traces one by one", exc)
+            _logger.debug("one-transaction trace write failed (%s); writing with the public calls", exc)
     for info in infos:
         retry_duplicate_insert(lambda info=info: tracing.start_trace(info))
+    for location, located in grouped.items():
+        tracing.log_spans(location, located)
+    if run_id:
+        from mlflow.tracking import MlflowClient
+
+        client = MlflowClient(tracking_uri=tracing.tracking_uri)
+        for ids in _chunks([info.trace_id for info in infos], MAX_LINKS_PER_CALL):
+            client.link_traces_to_run(ids, run_id)
     return "each"
 
 
-__all__ = ["start_traces"]
+def start_traces(tracing: Any, infos: Sequence[Any]) -> str:
+    """:func:`write_trace_batch` of the trace infos alone (no spans, no run link); returns how they were written."""
+    return write_trace_batch(tracing, infos)
+
+
+__all__ = ["MAX_LINKS_PER_CALL", "start_traces", "write_trace_batch"]

@@ -30,7 +30,7 @@ import pandas as pd
 from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIPTION, TAG_EVALUATION_OF
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
-from harness.tracking.tables import LoggedTables
+from harness.tracking.tables import LoggedTables, table_json
 from harness.tracking.views import compare_view_path, set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
 from harness.tracking.writer import StoreWriter
@@ -283,12 +283,14 @@ class MlflowTracker:
             self._heartbeat.stop()
             self._heartbeat = None
         if exc_type is None:
+            # the writer ends the run after its last write (no store call of its own at the run's very end); a
+            # failed write makes the flush raise, and the run is then marked FAILED here
+            self.writer.submit_call(_terminate, str(self.run_id), "FINISHED")
             try:
                 self.flush()
             except BaseException:
                 self._store().set_terminated(self.run_id, "FAILED")
                 raise
-            self._store().set_terminated(self.run_id, "FINISHED")
             return
         interrupted = issubclass(exc_type, (KeyboardInterrupt, SystemExit))
         status = "KILLED" if interrupted else "FAILED"
@@ -447,8 +449,8 @@ class MlflowTracker:
         """
         from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS
 
-        text, tag = self._tables.add(frame, artifact_file)
-        self.log_text(text, artifact_file)
+        table, tag = self._tables.add_frame(frame, artifact_file)
+        self.writer.submit_call(_log_table, self.run_id, table, artifact_file)  # JSON-encoded by the writer
         self.set_tags({MLFLOW_LOGGED_ARTIFACTS: tag})
 
     def _staged(self, path: Path) -> Path:
@@ -483,14 +485,9 @@ class MlflowTracker:
                     source: str | None = None) -> None:
         """Log ``frame`` as an MLflow dataset input with ``context`` (trainset / valset / holdout); ``source``
         (a task file's path) becomes the dataset's source.  Consecutive datasets reach the store in one
-        ``log_inputs``."""
-        import mlflow
-        from mlflow.entities import DatasetInput, InputTag
-        from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
-
-        dataset = mlflow.data.from_pandas(frame, source=source, name=name, digest=digest)
-        entity = DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
-        self.writer.log_inputs(str(self.run_id), [entity])
+        ``log_inputs``; the dataset is built by the writer (:func:`harness.tracking.datasets.dataset_input`, in the
+        worker process when there is one)."""
+        self.writer.log_dataset(str(self.run_id), frame, name, context, digest, source)
 
     def register_skill_version(self, skill: Any, evolved_text: str, fitness: str, verdict: str,
                                delta: float | None, *, task_model: str = "",
@@ -565,6 +562,10 @@ def _log_text(client: Any, run_id: str, text: str, artifact_file: str) -> None:
     client.log_text(run_id, text, artifact_file)
 
 
+def _log_table(client: Any, run_id: str, table: pd.DataFrame, artifact_file: str) -> None:
+    client.log_text(run_id, table_json(table), artifact_file)
+
+
 def _log_artifacts(client: Any, run_id: str, directory: str, artifact_path: str) -> None:
     client.log_artifacts(run_id, directory, artifact_path=artifact_path)
 
@@ -585,6 +586,10 @@ def _register(client: Any, skill: Any, evolved_text: str, run_id: str, fitness: 
             dataset_digest=dataset_digest)), ""
     except BaselineMismatchError as exc:
         return None, str(exc)
+
+
+def _terminate(client: Any, run_id: str, status: str) -> None:
+    client.set_terminated(run_id, status)
 
 
 def _rename_run(client: Any, run_id: str, name: str) -> None:

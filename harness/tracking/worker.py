@@ -9,10 +9,11 @@ of CPU importing it); right after the fork it drops the SQLAlchemy connection po
 rule for forked processes: ``Engine.dispose(close=False)``), so it never uses a connection of the parent.
 
 Protocol (one ``multiprocessing`` pipe, pickled messages): the parent sends writes (``log_batch``, ``log_inputs``,
-a call of a module-level function ``fn(client, *args)``); the child queues them on its ``StoreWriter`` in order,
-so they are coalesced as before.  Only requests that need an answer are answered, in submission order: a call's
-result (:meth:`ProcessWriter.call_with`), a wait for every write so far, and the close, which carries the first
-error a write raised (re-raised in the run by :meth:`ProcessWriter.close`) and the writer's timings.
+a split's frame to build its dataset input from, a call of a module-level function ``fn(client, *args)``); the
+child queues them on its ``StoreWriter`` in order, so they are coalesced as before.  Only requests that need an
+answer are answered, in submission order: a call's result (:meth:`ProcessWriter.call_with`), a wait for every
+write so far, and the close, which carries the first error a write raised (re-raised in the run by
+:meth:`ProcessWriter.close`) and the writer's timings.
 
 Signals: the child ignores SIGINT and SIGHUP (a terminal sends them to the whole process group;
 :mod:`harness.forked`), so an interrupted run's parent decides what happens: it queues its last facts
@@ -70,6 +71,10 @@ def _reset_inherited_pools() -> None:
             engine.dispose(close=False)
 
 
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
 def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | None) -> None:
     """(Child) receive writes until told to close or the parent is gone; see the module docstring."""
     ignore_run_signals()
@@ -107,6 +112,11 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
             writer.log_batch(message[1], metrics=message[2], params=message[3], tags=message[4])
         elif kind == "inputs":
             writer.log_inputs(message[1], message[2])
+        elif kind == "dataset":  # built here, off the run's CPU; queued like any input, so neighbours coalesce
+            try:
+                writer.log_dataset(*message[1:])
+            except Exception as exc:  # noqa: BLE001 - reported by close(), as a failed write would be
+                writer.submit(lambda exc=exc: _raise(exc))
         elif kind == "call":
             _, fn, args, report = message
             writer.submit(lambda fn=fn, args=args: fn(client, *args), report=report)
@@ -192,6 +202,12 @@ class ProcessWriter:
         """Queue ``mlflow.entities.DatasetInput`` objects for run ``run_id``."""
         if datasets:
             self._send(("inputs", run_id, list(datasets)))
+
+    def log_dataset(self, run_id: str, frame: Any, name: str, context: str, digest: str,
+                    source: str | None = None) -> None:
+        """Queue the dataset input :func:`harness.tracking.datasets.dataset_input` builds from these arguments, for
+        run ``run_id``; it is built in the worker (an error building it is raised by :meth:`close`)."""
+        self._send(("dataset", run_id, frame, name, context, digest, source))
 
     def submit_call(self, fn: Callable[..., Any], *args: Any, report: bool = True) -> None:
         """Queue ``fn(client, *args)`` (``fn`` module-level, ``args`` picklable); with ``report``, its exception is

@@ -119,6 +119,13 @@ class StoreWriter:
         if datasets:
             self._put(_Inputs(run_id, list(datasets)))
 
+    def log_dataset(self, run_id: str, frame: Any, name: str, context: str, digest: str,
+                    source: str | None = None) -> None:
+        """Queue the dataset input :func:`harness.tracking.datasets.dataset_input` builds (built here, now)."""
+        from harness.tracking.datasets import dataset_input
+
+        self.log_inputs(run_id, [dataset_input(frame, name, context, digest, source)])
+
     def submit(self, function: Callable[[], T], *, report: bool = True) -> Future[T]:
         """Queue ``function`` (a write through this store); returns its future (result or exception).  With
         ``report``, its exception is also raised by :meth:`close`."""

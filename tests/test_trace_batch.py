@@ -1,0 +1,146 @@
+"""A variant's traces, spans and run links in one transaction (harness.tracking.trace_batch, issue 18): every row
+of every trace table is the row MLflow's public calls write (start_trace each, log_spans, link_traces_to_run),
+and a batch that cannot run (another MLflow version, a taken trace id) falls back to those calls."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import mlflow
+import pytest
+from mlflow.entities import AssessmentSource, Feedback
+from mlflow.tracing.client import TracingClient
+
+from harness.tracking import trace_batch
+from harness.tracking.holdout_traces import LMCall, TaskRecord, build_trace
+from verifiers import Task
+
+#: the tables a trace writes into, with the column that names the trace
+TRACE_TABLES = {"trace_info": "request_id", "trace_tags": "request_id", "trace_request_metadata": "request_id",
+                "assessments": "trace_id", "spans": "trace_id"}
+#: columns made fresh by each write (random ids, the time a link was written): left out of the comparison
+FRESH_COLUMNS = {"assessment_id", "association_id", "created_time"}  # created_time: when a link was written
+#: an expectation's times are when ``build_trace`` made it (each write builds its own), not what the store wrote
+EXPECTATION_TIMES = {"created_timestamp", "last_updated_timestamp"}
+
+
+def _records(n: int) -> list[TaskRecord]:
+    """``n`` answered and graded tasks, one failed, each with one or two LM calls and two graders' feedback."""
+    records = []
+    for i in range(n):
+        task = Task(task_id=f"t{i}", kind="title", question=f"Which paper is {i}?",
+                    expected_behavior="names the title", answer=f"answer {i}", group=f"g{i}")
+        start = 1_700_000_000_000_000_000 + i * 1_000_000_000
+        calls = [LMCall(start + 10 + j, {"model": "test/oracle", "messages": [{"role": "user", "content": f"q{i}"}]},
+                        start + 500 + j, [f"reply {i}.{j}"]) for j in range(1 + i % 2)]
+        feedback = [Feedback(name=name, value=0.5 * k, rationale=f"{name} on {i}",
+                             source=AssessmentSource(source_type="CODE", source_id=name), metadata={"k": str(k)})
+                    for k, name in enumerate(("verifier", "keyword"))]
+        records.append(TaskRecord(task, i, text=f"answer {i}" if i != 1 else "", error="" if i != 1 else "E: x",
+                                  start_ns=start, end_ns=start + 900, lm_calls=calls, feedbacks=feedback))
+    return records
+
+
+def _write(tracing: TracingClient, experiment_id: str, run_id: str, records: list[TaskRecord]) -> str:
+    built = [build_trace(r, "evolved", "eval-1", experiment_id, run_id) for r in copy.deepcopy(records)]
+    return trace_batch.write_trace_batch(tracing, [info for info, _ in built],
+                                         [s for _, spans in built for s in spans], run_id)
+
+
+def _rows(db: Path, experiment_id: str, run_id: str, artifact_root: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row the experiment's traces own, each id replaced by what it stands for (the task, the span's name
+    and order, the run), so two writes of the same records compare equal."""
+    with sqlite3.connect(db) as connection:
+        connection.row_factory = sqlite3.Row
+        traces = connection.execute("SELECT request_id FROM trace_info WHERE experiment_id = ?",
+                                    (experiment_id,)).fetchall()
+        ids = [row["request_id"] for row in traces]
+        names = {trace: connection.execute("SELECT value FROM trace_tags WHERE request_id = ? AND key = 'task_id'",
+                                           (trace,)).fetchone()[0] for trace in ids}
+        spans = connection.execute(f"SELECT trace_id, span_id FROM spans WHERE trace_id IN ({','.join('?' * len(ids))})"
+                                   " ORDER BY start_time_unix_nano", ids).fetchall()
+        replace = {trace: f"<trace {name}>" for trace, name in names.items()}
+        replace.update({row["span_id"]: f"<span {names[row['trace_id']]}.{k}>" for k, row in enumerate(spans)})
+        replace.update({run_id: "<run>", artifact_root: "<artifacts>"})
+
+        def normal(value: Any, key: str = "") -> Any:
+            if key == "content":  # a span's JSON names its ids in OTel's base64 form: compared as the columns
+                value = json.dumps({k: v for k, v in json.loads(value).items()
+                                    if k not in ("trace_id", "span_id", "parent_span_id")}, sort_keys=True)
+            if isinstance(value, str):
+                for old, new in replace.items():
+                    value = value.replace(old, new)
+            return value
+
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        marks = ",".join("?" * len(ids))
+        for table, column in TRACE_TABLES.items():
+            rows = connection.execute(f"SELECT * FROM {table} WHERE {column} IN ({marks})", ids).fetchall()
+            out[table] = sorted(tuple((key, normal(row[key], key)) for key in row.keys()
+                                      if key not in FRESH_COLUMNS and key != "experiment_id"
+                                      and not (key in EXPECTATION_TIMES and row["assessment_type"] == "expectation"))
+                                for row in rows)
+        links = connection.execute(f"SELECT * FROM entity_associations WHERE source_id IN ({marks})", ids).fetchall()
+        out["entity_associations"] = sorted(tuple((key, normal(row[key])) for key in row.keys()
+                                                  if key not in FRESH_COLUMNS) for row in links)
+    return out
+
+
+def _experiment(client: Any, name: str) -> tuple[str, str, str]:
+    experiment_id = client.create_experiment(name)
+    run_id = client.create_run(experiment_id).info.run_id
+    return experiment_id, run_id, client.get_experiment(experiment_id).artifact_location
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["one-transaction", "public-calls"])
+def test_a_batch_writes_the_rows_mlflows_public_calls_write(mlflow_store: str, fallback: bool,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    client = mlflow.MlflowClient()
+    tracing = TracingClient(mlflow_store)
+    records = _records(5)
+    public = _experiment(client, "public")
+    batched = _experiment(client, "batched")
+    monkeypatch.setattr(trace_batch, "_STORE_NAMES", ("_no_such_method",))  # the public calls, for reference
+    assert _write(tracing, public[0], public[1], records) == "each"
+    monkeypatch.undo()
+    if fallback:  # another MLflow version without the private writers
+        monkeypatch.setattr(trace_batch, "_STORE_NAMES", ("_no_such_method",))
+    assert _write(tracing, batched[0], batched[1], records) == ("each" if fallback else "batch")
+    db = Path(mlflow_store.removeprefix("sqlite:///"))
+    expected, got = _rows(db, *public), _rows(db, *batched)
+    assert len(expected["trace_info"]) == 5 and len(expected["spans"]) == 5 + 7  # a root span + 1 or 2 LM calls
+    kinds = [dict(row)["assessment_type"] for row in expected["assessments"]]
+    assert kinds.count("feedback") == 5 * 2 and kinds.count("expectation") >= 5  # two graders + the expectations
+    assert len(expected["entity_associations"]) == 5
+    for table in expected:
+        assert got[table] == expected[table], table
+    # what MLflow reads back: every task a trace of the run, with its LM span and every grader's assessment
+    traces = client.search_traces(locations=[batched[0]], run_id=batched[1], max_results=100)
+    assert sorted(t.info.tags["task_id"] for t in traces) == [f"t{i}" for i in range(5)]
+    assert all({s.name for s in t.data.spans} == {"holdout.evolved", "LM.__call__"} for t in traces)
+    assert all({a.name for a in t.info.assessments} >= {"verifier", "keyword"} for t in traces)
+
+
+def test_a_batch_that_meets_a_taken_trace_id_is_rolled_back_and_written_by_the_public_calls(
+        mlflow_store: str) -> None:
+    client = mlflow.MlflowClient()
+    tracing = TracingClient(mlflow_store)
+    experiment_id, run_id, _ = _experiment(client, "taken")
+    built = [build_trace(r, "baseline", "eval-1", experiment_id, run_id) for r in _records(3)]
+    infos, spans = [info for info, _ in built], [s for _, ss in built for s in ss]
+    tracing.start_trace(infos[1])  # already there: the batch must not half-write the others
+    assert trace_batch.write_trace_batch(tracing, infos, spans, run_id) == "each"
+    traces = client.search_traces(locations=[experiment_id], max_results=100)
+    assert len(traces) == 3 and all(len(t.data.spans) >= 2 for t in traces)
+
+
+def test_a_span_of_a_trace_outside_the_batch_is_refused(mlflow_store: str) -> None:
+    client = mlflow.MlflowClient()
+    experiment_id, run_id, _ = _experiment(client, "stray")
+    (info, _), (_, stray) = (build_trace(r, "baseline", "e", experiment_id, run_id) for r in _records(2))
+    with pytest.raises(ValueError, match="not in the batch"):
+        trace_batch.write_trace_batch(TracingClient(mlflow_store), [info], stray, run_id)
