@@ -26,13 +26,13 @@ retracted and do not count):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
 from verifiers.arxiv.matching import (
     ID_RE,
     MAX_GRADED_CHARS,
-    MAX_SPANS,
     YEAR_RE,
     CaseFree,
     PaperMatcher,
@@ -339,26 +339,20 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         else:
             committed.append((start, end))
     other_spans = _other_titles(m, r)
-    starts: list[list[int]] = []
-
-    def later() -> list[int]:
-        """Starts of every title candidate (title-like spans, the title's own, other known titles), computed
-        once when asked."""
-        if not starts:
-            starts.append(sorted({s for s, _ in title_spans(r)} | {s for s, _ in committed}
-                                 | {s for _, s, _ in other_spans}))
-        return starts[0]
-
-    if committed or other_spans:  # "A. Actually, it's B": A is superseded when another title follows
-        kept = [(s, e) for s, e in committed if not superseded(r, e, later)]
-        dropped += [span for span in committed if span not in kept]
-        committed = kept
-        other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
+    all_spans = functools.cache(lambda: title_spans(r))  # read at most once, only when a rule needs it
+    # starts of every title candidate (title-like spans, the title's own, other known titles)
+    later = functools.cache(lambda: sorted({s for s, _ in all_spans()} | {s for s, _ in committed}
+                                           | {s for _, s, _ in other_spans}))
+    # "A. Actually, it's B": A is superseded when another title follows
+    kept = [(s, e) for s, e in committed if not superseded(r, e, later)]
+    dropped += [span for span in committed if span not in kept]
+    committed = kept
+    other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
         if rivals or _listed_rival(r, committed, _title_offer) or _may_be_side_by_side(r, committed) and (
-                _side_by_side(r, committed, [(s, e) for s, e in title_spans(r) if not superseded(r, e, later)])):
+                _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
                                         f"({shown}); commit to one title")
@@ -368,7 +362,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         return 0.0, 1.0, f"expected title '{title}', response gave a different paper's title: {said}"
     lower = r.lower
     # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
-    spans = title_spans(r, MAX_SPANS if any(key in lower for key, _ in m.title_words) else 1)
+    spans = all_spans() if any(key in lower for key, _ in m.title_words) else title_spans(r, 1)
     if not spans:  # title_spans left out what does not count
         return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)

@@ -72,7 +72,8 @@ REFUSAL_RE = re.compile(
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
     r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
     r"|not\s+(?:sure|certain)|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
-    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
+    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B"
+    r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
@@ -170,7 +171,6 @@ NEGATION_BEFORE_RE = re.compile(
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
-
 #: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").
 CORRECTION_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
@@ -181,7 +181,7 @@ CORRECTION_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 #: A restatement right after a candidate ("A. Actually, it's B", "A, but it is B"): the candidate is superseded
-#: only when a later candidate of the same kind follows (see :meth:`Response.superseded`), since "A. Actually,
+#: only when a later candidate of the same kind follows (see :func:`superseded`), since "A. Actually,
 #: it's a famous paper" still answers A.
 SUPERSEDE_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:earlier|before|above|previously)[\s.,;:!—–-]*)?"

@@ -8,7 +8,7 @@ from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, Verdict, conciseness
 from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, Response, prepare
 from verifiers.arxiv.normalise import FEEDBACK_MAX, clip, normalise_whitespace, quote
 from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
-from verifiers.base import COMPOSITE_WEIGHTS, Grade, Splits, Task, Verifier
+from verifiers.base import Grade, Splits, Task, Verifier, composite_score
 from verifiers.registry import register_verifier
 from verifiers.splits import split_by_group
 
@@ -91,13 +91,11 @@ class ArxivVerifier(Verifier):
         concise = 1.0 if n_chars <= CONCISE_CHARS else conciseness(n_chars)
         if concise < 1.0:
             feedback += f"; {n_chars} chars, keep it under {CONCISE_CHARS}"
-        # composite_score(correctness, well_formed, concise), written out: the same operations in the same order
         composite = _composite(correctness, well_formed, concise)
         return _grade(correctness, well_formed, concise, composite,
                       feedback if len(feedback) <= FEEDBACK_MAX else clip(feedback))
 
 
-_WC, _WW, _WZ = COMPOSITE_WEIGHTS
 #: Composite per (correctness, well_formed, conciseness): a pure function of three numbers, remembered because
 #: ``round(x, 6)`` formats the float (a tenth of a short answer's grade).  Bounded: correctness and well_formed
 #: take a handful of values, conciseness one per output length up to MAX_CHARS.
@@ -105,12 +103,14 @@ _COMPOSITES: dict[tuple[float, float, float], float] = {}
 
 
 def _composite(correctness: float, well_formed: float, concise: float) -> float:
-    """``round(_WC * correctness + _WW * well_formed + _WZ * concise, 6)``, remembered per argument triple."""
+    """``round(composite_score(correctness, well_formed, concise), 6)``, remembered per argument triple."""
     key = (correctness, well_formed, concise)
     composite = _COMPOSITES.get(key)
     if composite is None:
-        composite = _COMPOSITES[key] = round(_WC * correctness + _WW * well_formed + _WZ * concise, 6)
+        composite = _COMPOSITES[key] = round(composite_score(correctness, well_formed, concise), 6)
     return composite
+
+
 _new_grade = Grade.__new__
 
 
