@@ -158,7 +158,7 @@ def test_batched_traces_are_the_traces_start_trace_writes(mlflow_store: str, bre
         tracing.start_trace(info)
     if break_batch:  # another MLflow version without the private writer: the public path, same rows
         monkeypatch.setattr(trace_batch, "_STORE_NAMES", ("_no_such_method",))
-    assert trace_batch.start_traces(tracing, _infos(batched, 5)) == ("each" if break_batch else "batch")
+    assert trace_batch.write_trace_batch(tracing, _infos(batched, 5)) == ("each" if break_batch else "batch")
     expected = _stored(client, one_by_one)
     assert len(expected) == 5 and _stored(client, batched) == expected
 

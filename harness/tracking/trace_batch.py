@@ -82,7 +82,7 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(items[start:start + size])
 
 
-def _write_batch(store: Any, infos: Sequence[Any], spans: Sequence[Any], run_id: str | None) -> None:
+def _write_batch(store: Any, infos: Sequence[Any], grouped: dict[str, list[Any]], run_id: str | None) -> None:
     experiments: dict[str, Any] = {}
     # the experiment is read before the write session opens: SQLite allows one session at a time to write
     for experiment_id in dict.fromkeys(info.experiment_id for info in infos):  # one read per experiment
@@ -91,7 +91,7 @@ def _write_batch(store: Any, infos: Sequence[Any], spans: Sequence[Any], run_id:
         batch = _batch_store(store, session, experiments)
         for info in infos:
             batch._start_trace_once(info)
-        for location, located in _by_location(infos, spans).items():
+        for location, located in grouped.items():
             batch._log_spans_once(location, located)
         if run_id:
             for ids in _chunks([info.trace_id for info in infos], MAX_LINKS_PER_CALL):
@@ -131,7 +131,7 @@ def write_trace_batch(tracing: Any, infos: Sequence[Any], spans: Sequence[Any] =
     store = tracing.store
     if all(hasattr(store, name) for name in _STORE_NAMES):
         try:
-            _write_batch(store, infos, spans, run_id)
+            _write_batch(store, infos, grouped, run_id)
             return "batch"
         except Exception as exc:  # rolled back as a whole: nothing of it is in the store
             _logger.debug("one-transaction trace write failed (%s); writing with the public calls", exc)
@@ -148,9 +148,4 @@ def write_trace_batch(tracing: Any, infos: Sequence[Any], spans: Sequence[Any] =
     return "each"
 
 
-def start_traces(tracing: Any, infos: Sequence[Any]) -> str:
-    """:func:`write_trace_batch` of the trace infos alone (no spans, no run link); returns how they were written."""
-    return write_trace_batch(tracing, infos)
-
-
-__all__ = ["MAX_LINKS_PER_CALL", "start_traces", "write_trace_batch"]
+__all__ = ["MAX_LINKS_PER_CALL", "write_trace_batch"]
