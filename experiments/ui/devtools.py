@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
+import shutil
 import subprocess
 import tempfile
 import time
@@ -51,11 +53,16 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.session = ""
-        pages = [t for t in self.send("Target.getTargets")["targetInfos"] if t["type"] == "page"]
-        if not pages:
-            raise DevToolsError("Chromium opened no page")
-        self.session = self.send("Target.attachToTarget", targetId=pages[0]["targetId"], flatten=True)["sessionId"]
-        self.send("Page.enable")
+        try:
+            pages = [t for t in self.send("Target.getTargets")["targetInfos"] if t["type"] == "page"]
+            if not pages:
+                raise DevToolsError("Chromium opened no page")
+            self.session = self.send("Target.attachToTarget", targetId=pages[0]["targetId"],
+                                     flatten=True)["sessionId"]
+            self.send("Page.enable")
+        except DevToolsError:
+            self.close()
+            raise
 
     def __enter__(self) -> Browser:
         return self
@@ -64,7 +71,7 @@ class Browser:
         self.close()
 
     def close(self) -> None:
-        """Ask Chromium to quit (kill it after 10 s) and close the pipe."""
+        """Ask Chromium to quit (kill it after 10 s), close the pipe and remove the profile."""
         try:
             self.session = ""
             self.send("Browser.close", timeout=10)
@@ -80,6 +87,7 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        shutil.rmtree(self._profile, ignore_errors=True)
 
     def send(self, method: str, timeout: float = 60, **params: Any) -> dict[str, Any]:
         """Send one command (to the attached page unless it is a ``Target``/``Browser`` one) and return its result.
@@ -102,8 +110,6 @@ class Browser:
 
     def _read(self, deadline: float) -> dict[str, Any]:
         """The next message from Chromium (events are read and dropped by :meth:`send`)."""
-        import select
-
         while b"\0" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._from_browser], [], [], left)[0]:

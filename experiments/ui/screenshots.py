@@ -104,10 +104,10 @@ def shoot(url: str, out: Path, resolve: str = "") -> None:
     Raises:
         subprocess.CalledProcessError: Chromium failed; subprocess.TimeoutExpired: it took over 180 s.
     """
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    cmd = [*CHROMIUM, f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=25000",
-           *([f"--host-resolver-rules={resolve}"] if resolve else []), f"--screenshot={out}", url]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+    with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
+        cmd = [*CHROMIUM, f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=25000",
+               *([f"--host-resolver-rules={resolve}"] if resolve else []), f"--screenshot={out}", url]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
     print(f"{out}  <-  {url}")
 
 
