@@ -52,10 +52,12 @@ outside this repository (screenshots are never committed).
 
 The ``-as-user`` pages (10e, 10g) are taken through Chromium's DevTools protocol (``experiments/ui/devtools.py``,
 same Chromium command line, fresh profile, a 1600×1000 viewport) instead of ``--screenshot``: MLflow's columns have
-fixed widths (Request 300 px, Trace ID 100 px, Response 300 px, then the graders at about 117 px each, in that
-order; MLflow 3.17's bundle, nothing a run can log changes them), and on localhost MLflow opens its Assistant
-panel (about 410 px) by itself once per browser, so at 1,600 px the grader columns start beyond the visible
-width.  After the page has loaded and its grader columns exist, the script does, with real mouse events, exactly:
+fixed widths and a fixed order (Request 300 px, Trace ID 100 px, Response 300 px, then the graders at about 117 px
+each: MLflow 3.17's bundle; the only lever a run has is to log no request or response at all, which MLflow answers
+by hiding those columns, and the question and answer are the per-task evidence), and on localhost MLflow opens its
+Assistant panel (about 410 px) by itself once per browser, so at 1,600 px the grader columns start beyond the
+visible width.  After the page has loaded and its grader columns exist, the script does, with real mouse events,
+exactly:
 
 1. if the Assistant panel is open, one left click on its X button (``aria-label="Close"``, top right of the
    panel), then waits until the panel is gone (MLflow remembers this in the browser, as for any user);
@@ -63,7 +65,8 @@ width.  After the page has loaded and its grader columns exist, the script does,
    the visible width of the traces table, mouse-wheel scrolls with the pointer over the table, horizontally
    only, until that edge is in view (never past the group's left edge), at most three wheel turns;
 
-then waits 1.5 s and captures the viewport.  Nothing else is changed: no CSS, no localStorage, no column choice.
+then waits 1.5 s and captures the viewport.  The script itself sets no CSS, no localStorage and no column choice;
+its JavaScript only reads where the button and the columns are.
 """
 
 from __future__ import annotations
