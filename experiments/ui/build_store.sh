@@ -7,7 +7,7 @@
 # the pages only show where the verdict and its evidence are. About 2 minutes on 2 cores. Then:
 #   mlflow server --host 127.0.0.1 --port 5055 --backend-store-uri sqlite:///$DIR/mlflow.db
 #   python experiments/ui/screenshots.py --url http://127.0.0.1:5055 --out $DIR/shots --extra-skill tool-choice
-# (add --remote for 10b without MLflow's Assistant panel; the server then needs
+# (add --remote for 10b and 10f without MLflow's Assistant panel; the server then needs
 #  --cors-allowed-origins http://10.0.0.16:5055)
 set -euo pipefail
 DIR=${1:?usage: build_store.sh FOLDER}

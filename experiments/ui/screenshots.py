@@ -35,6 +35,10 @@ UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``sk
   its Assistant panel by itself only when the UI's host name is ``localhost``, ``127.0.0.1`` or ``::1``
   (start the server with ``--cors-allowed-origins http://10.0.0.16:5055``, else it refuses the page's
   trace searches as cross-origin);
+  ``10e-compare-to-as-user``: 10 after what a user does once (below): the grader score columns per task;
+* ``10f-child-compare``: a side-by-side child's comparison (its evolved evaluation run's Traces tab compared to
+  its baseline, as 10b: graders judge, keyword, verifier) by default; ``10g-child-compare-as-user``: the same
+  after what a user does once; with ``--remote``, ``10h-child-compare-remote``: 10f from another machine;
 * ``11-parent`` / ``12-parent-claim`` / ``13-parent-heatmap`` / ``14-parent-seeds``: the newest side-by-side
   parent (one with several seeds first): run page, claim report, heatmap, seeds claim report;
 * ``15-unchanged``: the newest run whose evolved skill is the baseline (verdict ``unchanged``);
@@ -45,6 +49,24 @@ UI can be checked the same way.  Pages of the skill ``--skill`` (experiment ``sk
 
 A page whose run is not in the store is left out.  The screenshots go to ``--out``, which must lie
 outside this repository (screenshots are never committed).
+
+The ``-as-user`` pages (10e, 10g) are taken through Chromium's DevTools protocol (``experiments/ui/devtools.py``,
+same Chromium command line, fresh profile, a 1600×1000 viewport) instead of ``--screenshot``: MLflow's columns have
+fixed widths and a fixed order (Request 300 px, Trace ID 100 px, Response 300 px, then the graders at about 117 px
+each: MLflow 3.17's bundle; the only lever a run has is to log no request or response at all, which MLflow answers
+by hiding those columns, and the question and answer are the per-task evidence), and on localhost MLflow opens its
+Assistant panel (about 410 px) by itself once per browser, so at 1,600 px the grader columns start beyond the
+visible width.  After the page has loaded and its grader columns exist, the script does, with real mouse events,
+exactly:
+
+1. if the Assistant panel is open, one left click on its X button (``aria-label="Close"``, top right of the
+   panel), then waits until the panel is gone (MLflow remembers this in the browser, as for any user);
+2. if the right edge of the comparison's "Assessments" column group (the grader score columns) still lies beyond
+   the visible width of the traces table, mouse-wheel scrolls with the pointer over the table, horizontally
+   only, until that edge is in view (never past the group's left edge), at most three wheel turns;
+
+then waits 1.5 s and captures the viewport.  The script itself sets no CSS, no localStorage and no column choice;
+its JavaScript only reads where the button and the columns are.
 """
 
 from __future__ import annotations
@@ -53,6 +75,7 @@ import argparse
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,6 +90,11 @@ CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disabl
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+#: the pages taken after what a user does once (:func:`shoot_as_user`), not by ``chromium --screenshot``
+AS_USER = ("10e-compare-to-as-user", "10g-child-compare-as-user")
+#: the pages also taken from another machine with ``--remote`` (their file stem there)
+REMOTE = {"10b-compare-run-traces": "10d-compare-run-traces-remote", "10f-child-compare": "10h-child-compare-remote"}
+
 #: the private address a ``--remote`` screenshot reaches the server by (MLflow's server accepts private
 #: addresses as Host headers by default; Chromium maps it to the server's real address)
 REMOTE_HOST = "10.0.0.16"
@@ -79,11 +107,70 @@ def shoot(url: str, out: Path, resolve: str = "") -> None:
     Raises:
         subprocess.CalledProcessError: Chromium failed; subprocess.TimeoutExpired: it took over 180 s.
     """
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    cmd = [*CHROMIUM, f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=25000",
-           *([f"--host-resolver-rules={resolve}"] if resolve else []), f"--screenshot={out}", url]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+    with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
+        cmd = [*CHROMIUM, f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=25000",
+               *([f"--host-resolver-rules={resolve}"] if resolve else []), f"--screenshot={out}", url]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
     print(f"{out}  <-  {url}")
+
+
+#: reads the page only: the centre of the open Assistant panel's X button, or null when the panel is closed
+ASSISTANT_X = """(() => {
+  const b = document.querySelector('button[data-component-id="mlflow.assistant.chat_panel.close"]');
+  if (!b) return null;
+  const r = b.getBoundingClientRect();
+  return r.width ? [r.left + r.width / 2, r.top + r.height / 2] : null;
+})()"""
+
+#: reads the page only: where the comparison's "Assessments" header group (the grader columns) lies against the
+#: visible part of its horizontally scrollable table, and a point over the table's rows to scroll at; null until the
+#: graders' scores (their "AVG" header line) have loaded
+GRADER_COLUMNS = """(() => {
+  const heads = [...document.querySelectorAll('[role=columnheader]')];
+  const group = heads.find(h => h.innerText.trim().startsWith('Assessments'));
+  if (!group || !heads.some(h => h.innerText.includes('AVG'))) return null;
+  let pane = group.parentElement;
+  while (pane && !(pane.scrollWidth > pane.clientWidth + 1
+                   && ['auto', 'scroll'].includes(getComputedStyle(pane).overflowX))) pane = pane.parentElement;
+  const g = group.getBoundingClientRect();
+  if (!pane) return {left: g.left, right: g.right, paneLeft: 0, paneRight: innerWidth, x: 0, y: 0};
+  const p = pane.getBoundingClientRect();
+  const paneRight = Math.min(p.left + pane.clientWidth, innerWidth);
+  return {left: g.left, right: g.right, paneLeft: p.left, paneRight: paneRight,
+          x: (p.left + paneRight) / 2, y: Math.min(p.top + p.height / 2, innerHeight - 40)};
+})()"""
+
+
+def shoot_as_user(url: str, out: Path) -> None:
+    """One screenshot of a comparison page ``url`` into ``out`` after what a user does once (the module docstring's
+    steps 1 and 2: close the Assistant panel with its X, scroll the traces table right to the grader columns).
+
+    Raises:
+        devtools.DevToolsError: Chromium failed or the page's grader columns did not load within 90 s.
+    """
+    from devtools import Browser
+
+    with Browser(CHROMIUM) as browser:
+        browser.send("Emulation.setDeviceMetricsOverride", width=1600, height=1000, deviceScaleFactor=1,
+                     mobile=False)
+        browser.goto(url)
+        browser.wait_for(GRADER_COLUMNS, timeout=90)
+        time.sleep(2)  # the panel opens a moment after the page
+        button = browser.evaluate(ASSISTANT_X)
+        if button:
+            browser.click(*button)
+            browser.wait_for(f"!{ASSISTANT_X}", timeout=20)
+            time.sleep(1.5)  # the table takes the freed width
+        for _ in range(3):
+            cols = browser.wait_for(GRADER_COLUMNS, timeout=20)
+            beyond = cols["right"] - cols["paneRight"] + 8
+            if beyond <= 0:
+                break
+            browser.wheel(cols["x"], cols["y"], dx=min(beyond, max(cols["left"] - cols["paneLeft"] - 8, 0)))
+            time.sleep(1)
+        time.sleep(1.5)
+        browser.screenshot(out)
+    print(f"{out}  <-  {url}  (Assistant closed, graders scrolled into view)")
 
 
 def _newest(runs: Sequence[Any], keep: Callable[[dict[str, str]], bool]) -> Any | None:
@@ -148,15 +235,23 @@ def skill_pages(client: Any, ui: str, skill: str, *, extra: int | None = None) -
         if holdout is not None:
             hid = holdout.experiment_id
             evolved, baseline = tags["holdout.evolved.run_id"], tags.get("holdout.baseline.run_id", "")
+            compare_to = f"{ui}/experiments/{hid}/evaluation-runs?selectedRunUuid={evolved}&compareToRunUuid={baseline}"
             out += [("09-traces", f"{ui}/experiments/{hid}/traces"),
                     ("09b-traces-view", f"{ui}/experiments/{hid}/traces?traceViewShareKey={VIEW_KEY}"),
-                    ("10-compare-to", f"{ui}/experiments/{hid}/evaluation-runs?selectedRunUuid={evolved}"
-                                      f"&compareToRunUuid={baseline}"),
+                    ("10-compare-to", compare_to), (AS_USER[0], compare_to),
                     ("10b-compare-run-traces", compare_url(ui, hid, evolved, baseline)),
                     ("10c-evolved-eval-run", f"{ui}/experiments/{hid}/runs/{evolved}")]
     parents = [r for r in runs if r.data.tags.get("experiment.kind") == "side-by-side"]
     parent = next((r for r in parents if int(r.data.params.get("seeds", "1") or 1) > 1), None) or (
         parents[0] if parents else None)
+    if parent is not None and holdout is not None:
+        child = _newest(runs, lambda t: t.get("mlflow.parentRunId") == parent.info.run_id
+                        and "holdout.evolved.run_id" in t)
+        if child is not None:
+            tags = child.data.tags  # a child's baseline is its parent's (harness.tracking.tracker)
+            baseline = tags.get("holdout.baseline.run_id") or parent.data.tags.get("holdout.baseline.run_id", "")
+            url = compare_url(ui, holdout.experiment_id, tags["holdout.evolved.run_id"], baseline)
+            out += [("10f-child-compare", url), (AS_USER[1], url)]
     if parent is not None:
         pid = parent.info.run_id
         out += [("11-parent", f"{ui}/experiments/{exp}/runs/{pid}"),
@@ -209,7 +304,7 @@ def main() -> None:
                         help="another skill (e.g. tool-choice): its runs table and run page; repeatable")
     parser.add_argument("--only", default="", help="comma list of file stems to take (default: all)")
     parser.add_argument("--remote", action="store_true",
-                        help=f"also take 10b through the private address {REMOTE_HOST} (no Assistant panel)")
+                        help=f"also take 10b and 10f through the private address {REMOTE_HOST} (no Assistant panel)")
     args = parser.parse_args()
     out = outside_repo(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -217,13 +312,13 @@ def main() -> None:
     taken = pages(args.url, args.skill, args.extra_skill)
     for stem, url in taken:
         if not only or stem in only:
-            shoot(url, out / f"{stem}.png")
+            (shoot_as_user if stem in AS_USER else shoot)(url, out / f"{stem}.png")
     if args.remote:
         server = urlsplit(args.url)
         for stem, url in taken:
-            if stem == "10b-compare-run-traces":
+            if stem in REMOTE:
                 remote = url.replace(f"//{server.hostname}", f"//{REMOTE_HOST}", 1)
-                shoot(remote, out / "10d-compare-run-traces-remote.png", f"MAP {REMOTE_HOST} {server.hostname}")
+                shoot(remote, out / f"{REMOTE[stem]}.png", f"MAP {REMOTE_HOST} {server.hostname}")
 
 
 if __name__ == "__main__":
