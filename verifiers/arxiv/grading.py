@@ -26,7 +26,6 @@ retracted and do not count):
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
@@ -339,10 +338,24 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         else:
             committed.append((start, end))
     other_spans = _other_titles(m, r)
-    all_spans = functools.cache(lambda: title_spans(r))  # read at most once, only when a rule needs it
-    # starts of every title candidate (title-like spans, the title's own, other known titles)
-    later = functools.cache(lambda: sorted({s for s, _ in all_spans()} | {s for s, _ in committed}
-                                           | {s for _, s, _ in other_spans}))
+    # Read at most once, only when a rule needs it (closures: functools.cache costs ~15,000 instructions to build)
+    spans_read: list[tuple[int, int]] | None = None
+    starts_read: list[int] | None = None
+
+    def all_spans() -> list[tuple[int, int]]:
+        nonlocal spans_read
+        if spans_read is None:
+            spans_read = title_spans(r)
+        return spans_read
+
+    def later() -> list[int]:
+        """Starts of every title candidate (title-like spans, the title's own, other known titles)."""
+        nonlocal starts_read
+        if starts_read is None:
+            starts_read = sorted({s for s, _ in all_spans()} | {s for s, _ in committed}
+                                 | {s for _, s, _ in other_spans})
+        return starts_read
+
     # "A. Actually, it's B": A is superseded when another title follows
     kept = [(s, e) for s, e in committed if not superseded(r, e, later)]
     dropped += [span for span in committed if span not in kept]
