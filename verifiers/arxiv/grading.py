@@ -83,8 +83,21 @@ _ROLE_BEFORE = re.compile(
 )
 
 
+#: Every _ROLE_AFTER match holds one of these (its first branch ends in a role noun, its second in "first"); on
+#: ASCII text only, where no other character case-folds to their letters ("ı" does to "i", "ſ" to "s").
+_ROLE_AFTER_KEYS: tuple[str, ...] = ("author", "writer", "contributor", "first")
 _ROLE_AFTER_CF = CaseFree(_ROLE_AFTER)
 _ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
+
+
+def _role_after(r: Response, end: int) -> bool:
+    """Whether ``_ROLE_AFTER`` gives the name ending at ``end`` a role other than first ("X is the second
+    author"), within 60 characters; a window without a key (``_ROLE_AFTER_KEYS``) is not matched."""
+    if r.ascii:
+        window = r.lower[end:end + 60]
+        if not any(key in window for key in _ROLE_AFTER_KEYS):
+            return False
+    return _ROLE_AFTER_CF.match(r, end, end + 60) is not None
 
 
 def _role_before(r: Response, start: int) -> bool:
@@ -438,7 +451,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         start = _name_start(text, start)
-        if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
+        if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):
             retracted_any = True  # "He. Actually, it's Sun": the name right after the restatement supersedes

@@ -374,18 +374,22 @@ _WORD_PART_RE = re.compile(r"[0-9]+|[^\W\d_]+")
 _GAP = r"[\W_]*"  # optional separator inside a hyphen-fused word: "pre-training" / "pre training"
 
 
-def _content(words: Iterable[str]) -> list[str]:
-    """The words that carry content: two characters or more, not function, filler or meta words, and with a
-    letter (not a number)."""
-    return [w for w in words
-            if len(w) > 1 and w.lower() not in NON_CONTENT_WORDS and not w.isdigit() and _LETTER_RE.search(w)]
+def _has_content(words: Iterable[str]) -> bool:
+    """Whether some word carries content: two characters or more, not a function, filler or meta word, and with
+    a letter (not a number).  Stops at the first such word."""
+    for w in words:
+        # isalpha settles the usual word in one call: an all-letter word has a letter and is not a number
+        if len(w) > 1 and w.lower() not in NON_CONTENT_WORDS and (
+                w.isalpha() or not w.isdigit() and _LETTER_RE.search(w)):
+            return True
+    return False
 
 
 def title_like(phrase: str) -> bool:
     """Whether ``phrase`` reads as a title: at least one word that is not a function, filler or meta word, and
     either two or more words or a capitalised word (a one-word lower-case phrase is not a title)."""
     words = _WORD_RE.findall(phrase)
-    if not _content(words):
+    if not _has_content(words):
         return False
     return len(words) >= 2 or bool(CAP_WORD_RE.match(words[0]))
 
@@ -410,7 +414,7 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
     text = r.text
     spans: list[tuple[int, int]] = []
     for run in TITLE_RUN_RE.finditer(text):
-        if _content(_WORD_RE.findall(run.group())) and r.counts(*run.span()):
+        if _has_content(_WORD_RE.findall(run.group())) and r.counts(*run.span()):
             spans.append(run.span())
             if len(spans) >= limit:
                 return spans
@@ -425,7 +429,7 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
     if stripped and "\n" not in stripped:
         words = _WORD_RE.findall(stripped)
         lowered = {w.lower() for w in words}
-        if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _content(words):
+        if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _has_content(words):
             start = text.index(stripped)
             if r.counts(start, start + len(stripped)):
                 spans.append((start, start + len(stripped)))
@@ -453,7 +457,7 @@ def in_longer_quote(text: str, start: int, end: int) -> bool:
         elif text.find(closing, i, start) >= 0:
             continue
         j = text.find(closing, end, line_end)
-        if j >= 0 and _content(_WORD_RE.findall(text[i + 1:start] + " " + text[end:j])):
+        if j >= 0 and _has_content(_WORD_RE.findall(text[i + 1:start] + " " + text[end:j])):
             return True
     return False
 
@@ -511,7 +515,8 @@ _LONG_LINE_RE = re.compile(rf"(?:[\W_]*+(?>[^\W_]++(?:['’-][^\W_]++)*+)){{{_SH
 def _short_line(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` has at most ``_SHORT_LINE_WORDS`` words (one C call, reading no further than
     the word after them)."""
-    return _LONG_LINE_RE.match(text, start, end) is None
+    # more than _SHORT_LINE_WORDS words take at least two characters each (a word and a separator) but the last
+    return end - start < 2 * _SHORT_LINE_WORDS + 1 or _LONG_LINE_RE.match(text, start, end) is None
 
 
 def _marker_end(text: str, start: int, end: int) -> int:
