@@ -39,6 +39,7 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    contains_any,
     is_extended,
     item_offers,
     listed_items,
@@ -87,6 +88,7 @@ _ROLE_BEFORE = re.compile(
 #: ASCII text only, where no other character case-folds to their letters ("ı" does to "i", "ſ" to "s").
 _ROLE_AFTER_KEYS: tuple[str, ...] = ("author", "writer", "contributor", "first")
 _ROLE_AFTER_CF = CaseFree(_ROLE_AFTER)
+_has_role_after_key = contains_any(_ROLE_AFTER_KEYS)
 _ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
 
 
@@ -95,7 +97,7 @@ def _role_after(r: Response, end: int) -> bool:
     author"), within 60 characters; a window without a key (``_ROLE_AFTER_KEYS``) is not matched."""
     if r.ascii:
         window = r.lower[end:end + 60]
-        if not any(key in window for key in _ROLE_AFTER_KEYS):
+        if not _has_role_after_key(window):
             return False
     return _ROLE_AFTER_CF.match(r, end, end + 60) is not None
 

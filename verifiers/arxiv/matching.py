@@ -248,22 +248,24 @@ _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "ra
                                    "other than", "unlike", "except")
 
 
-def keys_pattern(keys: Iterable[str]) -> re.Pattern[str]:
-    """One pattern for "one of ``keys`` occurs": ``pattern.search(s, lo, hi)`` is not ``None`` exactly when some key
-    lies in ``s[lo:hi]`` (literal alternatives, case-sensitive), in one C call instead of one per key."""
-    return re.compile("|".join(map(re.escape, keys)))
+def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
+    """A function telling whether one of ``keys`` occurs in a string (case-sensitive): ``k1 in s or k2 in s or
+    ...``, generated from the table, so that each key costs one ``in`` (about half of what
+    ``any(map(s.__contains__, keys))`` costs, and a third of a regular expression's search for them)."""
+    code = " or ".join(f"{key!r} in s" for key in keys) or "False"
+    return eval(f"lambda s: {code}")  # noqa: S307 - the keys are this package's constants, repr-quoted
 
 
-_NEGATION_KEYS_RE = keys_pattern(_NEGATION_KEYS)
-_METADATA_KEYS_RE = keys_pattern(_METADATA_KEYS)
-_REFUSAL_KEYS_RE = keys_pattern(_REFUSAL_KEYS)
+_has_negation_key = contains_any(_NEGATION_KEYS)
+_has_metadata_key = contains_any(_METADATA_KEYS)
+_has_refusal_key = contains_any(_REFUSAL_KEYS)
 
 
 def retracted(text: str, start: int, end: int) -> bool:
     """Whether the candidate at ``text[start:end]`` is negated or corrected (see the module docstring)."""
     lo = max(0, start - WINDOW)
     before = text[lo:start].lower()
-    if any(k in before for k in _NEGATION_KEYS) and NEGATION_BEFORE_RE.search(text, lo, start):
+    if _has_negation_key(before) and NEGATION_BEFORE_RE.search(text, lo, start):
         return True
     return CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None
 
@@ -364,6 +366,7 @@ QUOTED_RE = re.compile(
     r"|\*\*?([^*\n]{2,300}?)\*\*?|_(?<!\w_)([^_\n]{2,300})_(?![\w])|'(?<!\w')([^'\n]{2,300})'(?![\w])"
 )  # every branch starts with a literal (the lookbehinds follow it), so ``re`` skips to the next quote in C
 _QUOTE_CHARS = "\"“‘«`*_'"
+_has_quote_char = contains_any(_QUOTE_CHARS)
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
 _LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
 _TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
@@ -418,7 +421,7 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
             spans.append(run.span())
             if len(spans) >= limit:
                 return spans
-    if any(map(text.__contains__, _QUOTE_CHARS)):
+    if _has_quote_char(text):
         for quoted in QUOTED_RE.finditer(text):
             group = next(g for g in range(1, 9) if quoted.group(g) is not None)
             if title_like(quoted.group(group)) and r.counts(*quoted.span(group)):
@@ -655,7 +658,7 @@ class Response:
         """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
         without one no clause of it is a refusal, for any candidate."""
         if self._may_refuse is None:
-            self._may_refuse = any(map(self.lower.__contains__, _REFUSAL_KEYS))  # no generator: this is per grade
+            self._may_refuse = _has_refusal_key(self.lower)
         return self._may_refuse
 
     def counts(self, start: int, end: int, numeric: bool = False) -> bool:
@@ -666,13 +669,13 @@ class Response:
         lo = start - WINDOW if start > WINDOW else 0
         # each key search is a cheap necessary condition of the pattern after it (one C call for all the keys)
         if self.ascii:  # the lower-case twins on ``lower`` (see :class:`CaseFree`), called directly
-            if _NEGATION_KEYS_RE.search(lower, lo, start) is not None and _NEGATION_BEFORE.twin.search(
+            if _has_negation_key(lower[lo:start]) and _NEGATION_BEFORE.twin.search(
                     lower, lo, start):
                 return False
             if _CORRECTION_AFTER.twin.match(lower, end, end + WINDOW) is not None:
                 return False
         else:
-            if _NEGATION_KEYS_RE.search(lower, lo, start) is not None and NEGATION_BEFORE_RE.search(
+            if _has_negation_key(lower[lo:start]) and NEGATION_BEFORE_RE.search(
                     self.text, lo, start):
                 return False
             if CORRECTION_AFTER_RE.match(self.text, end, end + WINDOW) is not None:
@@ -684,7 +687,7 @@ class Response:
             return False
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
-            if _METADATA_KEYS_RE.search(lower, lo, start) is not None:
+            if _has_metadata_key(lower[lo:start]):
                 return _METADATA_BEFORE.search(self, lo, start) is None
         return True
 
@@ -704,13 +707,13 @@ class Response:
             part_start, part_end = _part_start(text, lo, start), _part_end(text, end, hi)
         # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.  A
         # part that is the whole text holds a refusal key (may_refuse): no search needed.
-        if (part_start or part_end != n) and _REFUSAL_KEYS_RE.search(lower, part_start, part_end) is None:
+        if (part_start or part_end != n) and not _has_refusal_key(lower[part_start:part_end]):
             return False
         clause_start = _clause_start(text, part_start, start)
         clause_end = _clause_end(text, end, part_end)
         # the same bounds as the part's hold a key (tested above)
-        if (clause_start != part_start or clause_end != part_end) and _REFUSAL_KEYS_RE.search(
-                lower, clause_start, clause_end) is None:
+        if (clause_start != part_start or clause_end != part_end) and not _has_refusal_key(
+                lower[clause_start:clause_end]):
             return False
         for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
             blank_start = clause_start
