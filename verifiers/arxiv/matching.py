@@ -171,9 +171,11 @@ NEGATION_BEFORE_RE = re.compile(
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
-#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").
+#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").  The leading
+#: run of punctuation and spaces is possessive (as in SUPERSEDE_AFTER_RE): every branch after it starts with a
+#: letter, which the run cannot hold, so giving characters back never helps a match; it only cost retries.
 CORRECTION_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
+    r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
     r"(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
@@ -184,7 +186,7 @@ CORRECTION_AFTER_RE = re.compile(
 #: only when a later candidate of the same kind follows (see :func:`superseded`), since "A. Actually,
 #: it's a famous paper" still answers A.
 SUPERSEDE_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:earlier|before|above|previously)[\s.,;:!—–-]*)?"
+    r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:earlier|before|above|previously)[\s.,;:!—–-]*)?"
     r"(?:(?:(?:actually|in\s+fact|but|however|rather)\s*[,:—–-]?\s*){1,2}"
     r"(?:it[’']?s|it\s+(?:is|was)|that[’']?s|that\s+(?:is|was)|the\s+(?:\w+\s+){0,2}(?:is|was)|i\s+(?:think|believe)"
     r"(?:\s+it[’']?s|\s+it\s+(?:is|was))?)"
