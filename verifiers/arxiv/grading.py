@@ -26,7 +26,6 @@ retracted and do not count):
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
@@ -40,6 +39,7 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    contains_any,
     is_extended,
     item_offers,
     listed_items,
@@ -84,8 +84,22 @@ _ROLE_BEFORE = re.compile(
 )
 
 
+#: Every _ROLE_AFTER match holds one of these (its first branch ends in a role noun, its second in "first"); on
+#: ASCII text only, where no other character case-folds to their letters ("ı" does to "i", "ſ" to "s").
+_ROLE_AFTER_KEYS: tuple[str, ...] = ("author", "writer", "contributor", "first")
 _ROLE_AFTER_CF = CaseFree(_ROLE_AFTER)
+_has_role_after_key = contains_any(_ROLE_AFTER_KEYS)
 _ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
+
+
+def _role_after(r: Response, end: int) -> bool:
+    """Whether ``_ROLE_AFTER`` gives the name ending at ``end`` a role other than first ("X is the second
+    author"), within 60 characters; a window without a key (``_ROLE_AFTER_KEYS``) is not matched."""
+    if r.ascii:
+        window = r.lower[end:end + 60]
+        if not _has_role_after_key(window):
+            return False
+    return _ROLE_AFTER_CF.match(r, end, end + 60) is not None
 
 
 def _role_before(r: Response, start: int) -> bool:
@@ -339,10 +353,24 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         else:
             committed.append((start, end))
     other_spans = _other_titles(m, r)
-    all_spans = functools.cache(lambda: title_spans(r))  # read at most once, only when a rule needs it
-    # starts of every title candidate (title-like spans, the title's own, other known titles)
-    later = functools.cache(lambda: sorted({s for s, _ in all_spans()} | {s for s, _ in committed}
-                                           | {s for _, s, _ in other_spans}))
+    # Read at most once, only when a rule needs it (closures: functools.cache costs ~15,000 instructions to build)
+    spans_read: list[tuple[int, int]] | None = None
+    starts_read: list[int] | None = None
+
+    def all_spans() -> list[tuple[int, int]]:
+        nonlocal spans_read
+        if spans_read is None:
+            spans_read = title_spans(r)
+        return spans_read
+
+    def later() -> list[int]:
+        """Starts of every title candidate (title-like spans, the title's own, other known titles)."""
+        nonlocal starts_read
+        if starts_read is None:
+            starts_read = sorted({s for s, _ in all_spans()} | {s for s, _ in committed}
+                                 | {s for _, s, _ in other_spans})
+        return starts_read
+
     # "A. Actually, it's B": A is superseded when another title follows
     kept = [(s, e) for s, e in committed if not superseded(r, e, later)]
     dropped += [span for span in committed if span not in kept]
@@ -425,7 +453,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         start = _name_start(text, start)
-        if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
+        if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):
             retracted_any = True  # "He. Actually, it's Sun": the name right after the restatement supersedes

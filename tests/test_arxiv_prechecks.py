@@ -1,0 +1,92 @@
+"""The arXiv grader's cheap pre-checks are implied by the patterns they guard.
+
+Each key table (``_REFUSAL_KEYS``, ``_NEGATION_KEYS``, ``_METADATA_KEYS``, ``_ROLE_AFTER_KEYS``) skips a regular
+expression where none of its keys occurs; that is sound only if every match of the pattern holds a key.  The
+properties below check it on text made of the patterns' own vocabulary, with words separated as prose separates
+them (spaces, punctuation, apostrophes).  The tables are written for single spaces between the words of a
+phrase: the strict xfails record the whitespace forms they miss (a tab or line break inside the phrase).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifiers.arxiv import grading, matching
+from verifiers.arxiv.matching import contains_any, lower_case_twin
+
+VOCAB = (
+    "i do not don't dont do nt cannot can't cant can could couldn't couldnt am able to unable have no won't wont "
+    "will know recall find say help browse sure certain idea i'm im sorry afraid but mean as an ai a large "
+    "language model beyond outside my knowledge training does doesn't access n't never longer rather than instead "
+    "of opposed other unlike except for the title paper called it that cut-off cutoff cut off trained on data up "
+    "until through last updated in request id reference number no. ticket error code session trace incident case "
+    "is was goes ends 2023 7f3a june early second third last senior co co- author writer contributor first who "
+    "listed named only also actually isn't wasn't X Kingma"
+).split()
+SEPARATORS = (" ", " ", " ", ", ", ". ", "-", "'", "’", ": ", "#", "(", " (")
+
+texts = st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(SEPARATORS)), max_size=10).map(
+    lambda pairs: "".join(word + sep for word, sep in pairs))
+
+#: (pattern, its key table): every match of the pattern's lower-case twin on lower-cased text holds a key.
+GUARDED = [
+    pytest.param(matching.REFUSAL_RE, matching._REFUSAL_KEYS, id="refusal"),
+    pytest.param(matching.NEGATION_BEFORE_RE, matching._NEGATION_KEYS, id="negation"),
+    pytest.param(matching.METADATA_BEFORE_RE, matching._METADATA_KEYS, id="metadata"),
+    pytest.param(grading._ROLE_AFTER, grading._ROLE_AFTER_KEYS, id="role-after"),
+]
+
+
+def _unguarded_matches(pattern: re.Pattern[str], keys: tuple[str, ...], text: str) -> list[str]:
+    """The matches of ``pattern``'s twin in ``text.lower()`` that hold none of ``keys``."""
+    has_key = contains_any(keys)
+    return [m.group() for m in lower_case_twin(pattern).finditer(text.lower()) if m.group() and not has_key(m.group())]
+
+
+@pytest.mark.parametrize(("pattern", "keys"), GUARDED)
+@settings(max_examples=400, deadline=None)
+@given(text=texts)
+def test_every_match_holds_a_key(pattern: re.Pattern[str], keys: tuple[str, ...], text: str) -> None:
+    assert _unguarded_matches(pattern, keys, text) == []
+
+
+@pytest.mark.parametrize(("pattern", "keys", "text"), [
+    (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "I'm sorry, I can't browse arXiv"),
+    (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "as a large language model"),
+    (matching.NEGATION_BEFORE_RE, matching._NEGATION_KEYS, "it is not the paper called "),
+    (matching.METADATA_BEFORE_RE, matching._METADATA_KEYS, "my knowledge cut-off is 2023"),
+    (grading._ROLE_AFTER, grading._ROLE_AFTER_KEYS, " is the second author"),
+])
+def test_examples_match_and_hold_a_key(pattern: re.Pattern[str], keys: tuple[str, ...], text: str) -> None:
+    """The properties above are not vacuous: these texts match, and their matches hold a key."""
+    assert lower_case_twin(pattern).search(text.lower()) is not None
+    assert _unguarded_matches(pattern, keys, text) == []
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the key tables assume a single space inside a phrase")
+@pytest.mark.parametrize(("pattern", "keys", "text"), [
+    (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "i dont\tknow"),
+    (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "i cant\nsay"),
+    (matching.NEGATION_BEFORE_RE, matching._NEGATION_KEYS, "other\tthan "),
+    (matching.METADATA_BEFORE_RE, matching._METADATA_KEYS, "as\tof 2023"),
+])
+def test_whitespace_gaps(pattern: re.Pattern[str], keys: tuple[str, ...], text: str) -> None:
+    assert _unguarded_matches(pattern, keys, text) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.lists(st.text(min_size=1, max_size=3), max_size=5), text=st.text(max_size=30))
+def test_contains_any_is_any_key_in_text(keys: list[str], text: str) -> None:
+    assert contains_any(keys)(text) == any(key in text for key in keys)
+
+
+@given(text=texts)
+@settings(max_examples=200, deadline=None)
+def test_short_line_length_bound_agrees_with_the_pattern(text: str) -> None:
+    """A line under 31 characters is short without the regex: the regex agrees."""
+    for end in range(min(len(text), 31)):
+        assert matching._LONG_LINE_RE.match(text, 0, end) is None
