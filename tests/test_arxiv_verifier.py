@@ -34,6 +34,7 @@ from verifiers.arxiv import (
     query_url,
     validate,
 )
+from verifiers.arxiv.matching import prose_line
 from verifiers.base import DatasetError, Grade, Task, composite_score
 from verifiers.registry import get_verifier, register_verifier
 
@@ -999,6 +1000,48 @@ def test_one_title_with_its_details_is_not_hedging() -> None:
                    "Attention Is All You Need | arXiv:1706.03762",
                    "attention is all you need, 'Attention Is All You Need'"):
         assert grade(ATTENTION, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "**Attention Is All You Need**\nThis paper by Ashish Vaswani introduced the Transformer.",
+    "Attention Is All You Need\n\nIt replaced recurrence with self-attention.",
+    "Attention Is All You Need\nPublished at NeurIPS in 2017.",
+    "- Attention Is All You Need\n- It introduced the Transformer architecture.",
+    "Attention Is All You Need\nVaswani's team wrote it at Google Brain.",
+])
+def test_a_title_then_a_sentence_about_it_is_not_hedging(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "Attention Is All You Need.\nSelf-Attention Networks for Translation.",
+    "Attention Is All You Need\nor maybe Self-Attention Networks for Translation",
+    "1. Attention Is All You Need\n2. Self-Attention Networks for Translation.",
+])
+def test_a_second_title_with_a_full_stop_is_still_hedging(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.75, output
+
+
+def test_prose_line_rule() -> None:
+    assert prose_line("It introduced GANs.") and prose_line("This paper by Ian Goodfellow")
+    assert prose_line("Published at NeurIPS in 2014.") and prose_line("Goodfellow's paper introduced GANs.")
+    assert not prose_line("Conditional Generative Adversarial Nets.") and not prose_line("Ian J.")
+    assert not prose_line("Self-Attention Networks for Translation") and not prose_line("Goodfellow et al.")
+    assert not prose_line("This Looks Like That: Deep Learning for Interpretable Image Recognition")
+
+
+@pytest.mark.parametrize("output", [
+    "BERT: Pre-training of Deep Bi-directional Transformers for Language Understanding",
+    "The title is BERT: Pre-Training of Deep Bi-Directional Transformers for Language Under-standing.",
+])
+def test_title_with_a_hyphen_the_title_lacks_is_the_title(output: str) -> None:
+    assert grade(BERT, output).composite == 1.0, output
+
+
+def test_title_with_hyphens_still_needs_the_whole_title() -> None:
+    assert grade(BERT, "BERT: Pre-training of Deep Bi-directional Transformers").correctness < HEDGED_CREDIT
+    assert grade(BERT, 'Not "BERT: Pre-training of Deep Bi-directional Transformers for Language '
+                       'Understanding" but "ELMo: Deep Contextualized Word Representations"').composite == 0.5
 
 
 def test_words_hyphenated_across_a_line_break_are_one_word() -> None:

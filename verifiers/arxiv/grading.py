@@ -46,6 +46,7 @@ from verifiers.arxiv.matching import (
     may_be_listed,
     name_like,
     name_tokens,
+    spans_dehyphenated,
     superseded,
     title_like,
     title_spans,
@@ -331,7 +332,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
     committed, extended, dropped = [], 0, []
-    for start, end in m.title.spans(text, r.lower)[:MAX_OCCURRENCES]:
+    own = m.title.spans(text, r.lower) or spans_dehyphenated(m.title, text, r.lower)
+    for start, end in own[:MAX_OCCURRENCES]:
         if not r.counts(start, end):
             dropped.append((start, end))
         elif is_extended(text, start, end):

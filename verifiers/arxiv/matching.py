@@ -16,7 +16,9 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   kind starts right after it (within ``RESTATE_REACH`` characters).  For authors also a role other than
   first ("A is the second author").
 * **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
-  list are offered together.
+  list are offered together.  A list item (or a line of a response of short lines) that reads as a sentence
+  of prose offers no other candidate: "Generative Adversarial Networks" then "It introduced GANs." is one
+  title and a remark on it (see :func:`prose_line`).
 
 Candidates are found with precompiled regular expressions; every helper takes the prepared text and
 character offsets into it.
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 
 from verifiers.arxiv.normalise import (
     DISCOURSE_WORDS,
+    FUNCTION_WORDS,
     NON_CONTENT_WORDS,
     NON_NAME_WORDS,
     fold,
@@ -576,14 +579,41 @@ def _all_lines_short(text: str) -> bool:
     return True
 
 
+#: Words that open a sentence about the answer when a lower-case word follows: subject pronouns ("It
+#: introduced GANs") and the participles of a remark on publication ("Published at NeurIPS in 2014").
+_SENTENCE_OPENERS = frozenset("it this that these those he she they we i its his her their published submitted "
+                              "released presented introduced written authored appeared proposed posted accepted"
+                              .split())
+#: A sentence's full stop: after a word of two or more letters or digits other than "al" (so not "et al." and
+#: not an initial as in "Ian J."), then only closing quotes, brackets or emphasis.
+_FULL_STOP_RE = re.compile(r"(?<![^\W_])(?!al\.)[^\W_]{2,}[.!][\s\"”’'*_)\]]*\Z", re.IGNORECASE)
+
+
+def prose_line(item: str) -> bool:
+    """Whether a list item or line ``item`` reads as a sentence of prose, not as another answer: it opens with
+    a sentence opener (``_SENTENCE_OPENERS``) followed by a lower-case word ("This paper by Ian Goodfellow
+    ...", "Published at NeurIPS in 2014."), or it ends with a full stop (``_FULL_STOP_RE``) and holds a
+    lower-case word that is not a function word ("Goodfellow's paper introduced GANs.").  A title rarely ends
+    with a full stop, and one that does is in title case ("Conditional Generative Adversarial Nets." still
+    offers a title); the cost of the rule is a sentence-case title given as an alternative with a full stop,
+    which then reads as prose."""
+    words = _WORD_RE.findall(item)
+    if len(words) >= 2 and words[0].lower() in _SENTENCE_OPENERS and words[1][:1].islower():
+        return True
+    if _FULL_STOP_RE.search(item) is None:
+        return False
+    return any(w[:1].islower() and w not in FUNCTION_WORDS for w in words)
+
+
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
     """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
-    quotes); a label other than an answer label ("Authors:", "Year:") disqualifies it."""
+    quotes); a label other than an answer label ("Authors:", "Year:") disqualifies it, and so does an item
+    that reads as prose (:func:`prose_line`)."""
     item = text[span[0]:span[1]]
     label = _LABEL_RE.match(item)
     if label and label.group(1).strip().lower() not in _TITLE_LABELS:
         return False
-    return offered(_strip_item(item))
+    return not prose_line(item) and offered(_strip_item(item))
 
 
 def name_like(word: str, exclude: frozenset[str]) -> bool:
@@ -886,6 +916,32 @@ class Phrase:
                 j = lower.find(first, j + 1, i + len(first))
             i = lower.find(self.key, max(i + 1, pos))
         return out
+
+
+#: A word with hyphens inside it ("Bi-directional", "state-of-the-art").
+_COMPOUND_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+
+
+def _joined(compound: re.Match[str]) -> str:
+    word = compound.group()
+    return word.replace("-", "") + " " * word.count("-")
+
+
+def spans_dehyphenated(phrase: Phrase, text: str, lower: str) -> list[tuple[int, int]]:
+    """Spans of ``phrase`` in ``text`` read with the hyphens inside words dropped ("Bi-directional" for a
+    title's "Bidirectional": hyphenation is one of the differences normalisation ignores, see
+    :mod:`verifiers.arxiv.normalise`), for when :meth:`Phrase.spans` finds none; ``[]`` at once when even
+    the hyphen-free text lacks the phrase's key.  Each compound keeps its place (its hyphens become spaces at
+    its end), so a span starts where it does in ``text``; its end is moved to the end of the word it falls in."""
+    if "-" not in text or phrase.key not in lower.replace("-", ""):
+        return []
+    joined = _COMPOUND_RE.sub(_joined, text)
+    out = []
+    for start, end in phrase.spans(joined, joined.lower()):
+        while end < len(text) and (text[end].isalnum() or text[end] == "-" and text[end - 1].isalnum()):
+            end += 1
+        out.append((start, end))
+    return out
 
 
 @dataclass(frozen=True)
