@@ -136,6 +136,9 @@ def committed_or_hedged(found: list[str], want: str, what: str, hint: str = "") 
 _ID_HIT_RE = re.compile(r"\.[0-9]{4}")
 _YEAR_HIT_RES = (re.compile(r"19[0-9]{2}"), re.compile(r"20[0-9]{2}"))
 _NUMBER_CHARS = frozenset("0123456789.")
+#: The groups of an international phone number before its last one: "+", a digit, then digits, spaces, brackets
+#: and hyphens up to the candidate.
+_PHONE_BEFORE_RE = re.compile(r"\+[0-9][0-9 ()-]*\Z")
 
 
 def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
@@ -175,8 +178,13 @@ def find_years(text: str) -> list[tuple[str, int, int]]:
         if hit < covered:
             continue
         start = hit
-        while start > covered and text[start - 1] in _NUMBER_CHARS:  # the whole dotted number or date
+        while start > covered and (text[start - 1] in _NUMBER_CHARS or text[start - 1] == "-" and start >= 2
+                                   and text[start - 2].isdigit()):  # the whole dotted or hyphenated number
             start -= 1
+        if text[start] == "-":  # the hyphen after the number before, already read ("2019-2020")
+            start += 1
+        if "+" in text and _PHONE_BEFORE_RE.search(text, max(0, start - 30), start):
+            continue  # the end of an international phone number ("+44 20 7946 2017")
         covered = hit
         while covered < n and text[covered] in _NUMBER_CHARS:
             covered += 1

@@ -51,13 +51,16 @@ ID_RE = re.compile(
     r"(?<![0-9])(?<![0-9]\.)([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])(?!\.[0-9])"
 )
 _MONTH_OR_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
-#: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots or slashes
-#: (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``).  Other dotted numbers (an arXiv ID like
-#: 2005.14165, a version 3.11.2) are skipped whole; the skip branch is possessive, so linear on long digit runs.
+#: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots, slashes
+#: or hyphens (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``, ``2017-06-12``).  Other dotted
+#: numbers (an arXiv ID like 2005.14165, a version 3.11.2) and numbers of three or more hyphenated groups that
+#: are no date (a phone number 1-800-555-2017) are skipped whole; the skip branches are possessive, so linear on
+#: long digit runs.
 YEAR_RE = re.compile(
-    r"(?<![0-9.])((?:19|20)[0-9]{2})([./])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./][0-9])"
-    r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./][0-9])"
+    r"(?<![0-9.])((?:19|20)[0-9]{2})([./-])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./-][0-9])"
+    r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./-])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./-][0-9])"
     r"|(?<![0-9])[0-9]++(?:\.[0-9]++)++(?:v[0-9]+)?"
+    r"|(?<![0-9])[0-9]++(?:-[0-9]++){2,}+"
     r"|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
 )
 
@@ -146,20 +149,23 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
-#: session/trace id, a knowledge or training cut-off, an "as of" / "last updated" date.  Searched in the window
+#: session/trace id, a knowledge or training cut-off ("my knowledge ends in"), an "as of" / "last updated" date,
+#: a phone number ("call", "dial", "tel").  Searched in the window
 #: before a candidate number (``$`` is the candidate's start); the label may be followed by a few linking words
 #: and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
     r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
     r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|last\s+updated|updated\s+(?:in|on)"
     r"|request(?:\s+id)?|reference\s+(?:id|number|no\.?|code)|ticket|error(?:\s+code)?|session(?:\s+id)?"
-    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?))"
+    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)|my\s+(?:knowledge|information|data|training)"
+    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext)"
     r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
     re.IGNORECASE,
 )
 _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "referenc", "ticket", "error",
-                                   "session", "trace", "incident", "case")
+                                   "session", "trace", "incident", "case", "my ", "call", "dial", "phone", "tel",
+                                   "fax", "contact", "hotline", "ext")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
@@ -463,15 +469,21 @@ def in_longer_quote(text: str, start: int, end: int) -> bool:
 
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
-    inside the same quotes, a subtitle, further capitalised words or a fused prefix around it, or a preposition
-    and a content word after it."""
+    inside the same quotes, a subtitle, further capitalised words (also after capitalised minor words: "... In
+    Speech Separation") or a fused prefix around it, or a preposition and a content word after it."""
     if in_longer_quote(text, start, end):
         return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
-    if after is not None:
+    for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
+        if after is None:
+            break
         word = after.group(1) or after.group(2)
-        if word.lower() not in NON_NAME_WORDS and not word.lower().endswith(("'s", "’s")):
+        lowered = word.lower()
+        if lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s")):
             return True
+        if after.group(1) is None or lowered not in _MINOR_WORDS:
+            break
+        after = _EXTEND_AFTER_RE.match(text, after.end(), after.end() + WINDOW)
     return _extended_before(text, start)
 
 
