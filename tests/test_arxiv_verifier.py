@@ -23,6 +23,7 @@ from verifiers.arxiv import (
     KINDS,
     MAX_GRADED_CHARS,
     PAPERS,
+    PARTIAL_TITLE_WEIGHT,
     ArxivApiError,
     ArxivVerifier,
     compare_facts,
@@ -222,14 +223,15 @@ def test_title_content_words_exclude_stop_words() -> None:
 
 
 def test_title_partial_credit_is_a_share_of_content_words_below_hedged() -> None:
-    # issue 17: partial credit is 0.4 x the share of content words (was the share itself, capped at 0.9)
+    # issue 17: partial credit is PARTIAL_TITLE_WEIGHT x the share of content words in the title's order (was
+    # the share itself, capped at 0.9)
     g = grade(BERT, "Deep Bidirectional Transformers for Language Understanding")  # 5 of 7
-    assert g.correctness == pytest.approx(0.4 * 5 / 7, abs=1e-6)
+    assert g.correctness == pytest.approx(PARTIAL_TITLE_WEIGHT * 5 / 7, abs=1e-6)
     assert g.well_formed == 1.0
     assert g.composite < 0.75
     assert "5/7" in g.feedback
     half = grade("2005.14165/title", "Language Models")  # 2 of 4 content words
-    assert half.correctness == pytest.approx(0.2)
+    assert half.correctness == pytest.approx(PARTIAL_TITLE_WEIGHT / 2)
     below = grade(BERT, "Deep Transformers")  # 2 of 7 < half
     assert (below.correctness, below.well_formed) == (0.0, 1.0)
 
@@ -786,6 +788,27 @@ def test_title_partial_credit_stays_below_hedged(output: str) -> None:
     for task_id in (ATTENTION, "1512.03385/title"):
         g = grade(task_id, output)
         assert g.correctness < HEDGED_CREDIT and g.composite < 0.75, (task_id, output)
+
+
+@pytest.mark.parametrize(("task_id", "output", "lower_than"), [
+    ("1512.03385/title", "Image Recognition for Deep Residual Learning", "Deep Residual Learning for Image"),
+    ("1706.03762/title", "Need You All Is Attention", "Attention, You Need"),
+    ("2005.14165/title", "Language Models are Unsupervised Multitask Learners", "Language Models are Learners"),
+])
+def test_partial_credit_counts_words_in_order_and_other_words_dilute_it(task_id: str, output: str,
+                                                                       lower_than: str) -> None:
+    assert 0.5 <= grade(task_id, output).composite < grade(task_id, lower_than).composite < 0.7
+
+
+@pytest.mark.parametrize("output", ["Attention Is Not All You Need", "Attention Is Never All You Need"])
+def test_a_negated_title_is_a_different_claim(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.5
+
+
+@pytest.mark.parametrize("output", [
+    "Attention Is All You Need In Speech Separation", "Attention Is All You Need For Image Captioning"])
+def test_a_title_continued_in_title_case_is_another_paper(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.5
 
 
 @pytest.mark.parametrize("output", [

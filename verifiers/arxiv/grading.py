@@ -17,7 +17,9 @@ retracted and do not count):
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
   other title listed with it ("A or B", list items), hedged.  A title-like answer with at least half of the
-  title's content words (in any order) earns ``PARTIAL_TITLE_WEIGHT`` x that share, at most 0.4, below hedged.
+  title's content words in the title's order (over the title's and the answer's content words together, so
+  another paper's words dilute it; none when it adds a negation) earns ``PARTIAL_TITLE_WEIGHT`` x that share,
+  at most 0.3 (composite 0.65), clearly below hedged.
 * **author**: correct when the first author's surname occurs in a citation form (see
   :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
   alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
@@ -26,6 +28,7 @@ retracted and do not count):
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable
@@ -40,6 +43,7 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    content_words,
     is_extended,
     item_offers,
     listed_items,
@@ -52,7 +56,7 @@ from verifiers.arxiv.matching import (
     title_spans,
     year_of,
 )
-from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote
+from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote, words_of
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
 CONCISE_CHARS = 800
@@ -62,8 +66,8 @@ MAX_CHARS = 4000
 HEDGED_CREDIT = 0.5
 #: A partial title needs at least this share of the title's content words ...
 PARTIAL_TITLE_MIN_SHARE = 0.5
-#: ... and earns this times that share (at most 0.4: clearly below a hedged answer's 0.5).
-PARTIAL_TITLE_WEIGHT = 0.4
+#: ... and earns this times that share (at most 0.3, composite 0.65: clearly below a hedged answer's 0.5, 0.75).
+PARTIAL_TITLE_WEIGHT = 0.3
 
 #: At most this many occurrences of the title or the author's name are examined (bounds the work on huge,
 #: repetitive outputs; an ordinary answer has a handful).
@@ -379,18 +383,50 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
         lower = text.lower()
-    scored = sorted(((sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e)),
-                      e) for s, e in spans), key=lambda pair: -pair[0])
+    own_words = frozenset(content_words(title))
+    scored = sorted((_partial_share(m, own_words, text, lower, s, e) + (e,) for s, e in spans),
+                    key=lambda row: -row[0])
     # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
-    hits = next((h for h, e in scored if not superseded(r, e, later)), None)
-    if hits is None:
+    best = next((row for row in scored if not superseded(r, row[-1], later)), None)
+    if best is None:
         return no_answer(f"title '{title}'", "a title", r)
-    share = hits / total if total else 0.0
+    share, hits, extra, _ = best
     if share >= PARTIAL_TITLE_MIN_SHARE:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
-        return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words "
-                             f"(credit {credit:.2f}), not the exact title: {quote(r.raw)}")
+        others_said = f" and {extra} other content word{'s' if extra != 1 else ''}" if extra else ""
+        return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words in "
+                             f"order{others_said} (credit {credit:.2f}), not the exact title: {quote(r.raw)}")
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+#: Words that turn a title-like span into a different claim when the title itself has none of them.
+_NEGATORS = frozenset({"not", "no", "never", "without", "non", "isn't", "aren't", "don't", "doesn't"})
+
+
+def _partial_share(m: PaperMatcher, own_words: frozenset[str], text: str, lower: str, start: int,
+                   end: int) -> tuple[float, int, int]:
+    """``(share, hits, extra)`` of the span ``text[start:end]`` for partial title credit: ``hits`` is the
+    longest run of the title's content words found in the span in the title's order (so scrambled words count
+    once per run: "Need You All Is Attention" has 1 of 2), ``extra`` the span's content words the title lacks,
+    and ``share`` is hits over the title's and the span's content words together (so the words of another
+    paper's title dilute it).  A span with a negator the title lacks ("Attention Is Not All You Need") has
+    share 0."""
+    span_words = frozenset(content_words(text[start:end]))
+    if any(w in _NEGATORS for w in words_of(text[start:end])) and not own_words & _NEGATORS:
+        return 0.0, 0, 0
+    positions = []
+    for key, pattern in m.title_words:
+        if key in lower[start:end]:
+            found = pattern.search(text, start, end)
+            if found is not None:
+                positions.append(found.start())
+    tails: list[int] = []  # longest increasing subsequence of the positions (patience sorting)
+    for position in positions:
+        at = bisect.bisect_left(tails, position)
+        tails[at:at + 1] = [position]
+    hits, extra = len(tails), len(span_words - own_words)
+    union = len(own_words) + extra
+    return (hits / union if union else 0.0), hits, extra
 
 
 def _name_start(text: str, start: int) -> int:
