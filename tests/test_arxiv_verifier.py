@@ -753,6 +753,45 @@ def test_property_no_title_or_name_scores_above_zero(task_id: str, filler: str, 
     assert grade(task_id, text).composite == 0.0
 
 
+#: ordinary English words (no surname of the pool among them): prose that names nobody
+PROSE_WORDS = ["later", "revisions", "keep", "same", "identifier", "practitioners", "often", "open", "source",
+               "implementations", "appeared", "within", "weeks", "several", "researchers", "worked", "on", "it",
+               "typically", "order", "reflects", "contribution", "beyond", "details", "method", "experiments",
+               "results", "section", "describes", "clearly", "honestly", "below", "summary", "step", "recall",
+               "practical", "tip", "impact", "ideas", "spread", "quickly", "the", "of", "and", "in", "is"]
+prose_texts = st.builds(
+    lambda sentences: " ".join(s[0].upper() + s[1:] + "." for s in sentences),
+    st.lists(st.lists(st.sampled_from(PROSE_WORDS), min_size=2, max_size=10).map(" ".join),
+             min_size=1, max_size=5))
+
+
+@pytest.mark.parametrize("output", [
+    "Later revisions keep the same identifier.", "Open source implementations appeared within weeks.",
+    "Honestly, I can't recall. Several researchers at the lab worked on it.",
+    "Typically, author order on such papers reflects contribution.", "**Answer:** _To Be Determined_",
+    "Certainly! Below Is A Summary Of My Reasoning.\n\n- Step One: Recall The Paper\n- Step Two: Recall The Authors",
+    "Attention Is All You Need",
+])
+def test_prose_and_title_case_filler_offer_no_name(output: str) -> None:
+    g = grade("1706.03762/author", output)
+    assert (g.well_formed, g.composite) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize("output", [
+    "Yoshua Bengio", "Bengio", "Bengio.", "Bengio wrote it.", "Bengio is the first author.", "Bengio et al.",
+    "Bengio, Y.", "Answer: Bengio", "**Bengio** (2014)", "By Yoshua Bengio.", "- Yoshua Bengio", "It's Bengio.",
+    "Hinton and colleagues wrote it.", "The first author is Bengio.", "Kaiming He", "X. He",
+])
+def test_a_name_opening_a_sentence_is_still_a_name(output: str) -> None:
+    assert grade("1706.03762/author", output).composite == 0.5, output
+
+
+@settings(max_examples=80, deadline=None)
+@given(task_id=st.sampled_from([tid for tid in TASK_IDS if TASKS[tid].kind == "author"]), prose=prose_texts)
+def test_property_prose_that_names_nobody_scores_zero_on_author_tasks(task_id: str, prose: str) -> None:
+    assert grade(task_id, prose).composite == 0.0, prose
+
+
 # 2. titles: exact up to normalisation; partial < hedged; a longer or another paper's title is wrong
 
 ATTENTION = "1706.03762/title"
@@ -867,6 +906,15 @@ def test_author_citation_forms_for_every_paper(paper_id: str) -> None:
         assert grade(f"{paper_id}/author", form).correctness == 1.0, form
 
 
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_another_initial_names_another_person_for_every_surname(paper_id: str) -> None:
+    names = PAPER_OF[paper_id].first_author.split()
+    initials = {name[0].upper() for name in names[:-1]} | {"I"}
+    other = next(c for c in "XQZVWYU" if c not in initials)
+    g = grade(f"{paper_id}/author", f"{other}. {names[-1]}")
+    assert (g.correctness, g.composite) == (0.0, 0.5), (paper_id, other)
+
+
 def test_author_surname_that_is_an_english_word_needs_a_citation_form() -> None:
     he = "1512.03385/author"
     for output in ("K. He", "He et al.", "He, K.", "Kaiming He", "He"):
@@ -971,6 +1019,14 @@ def test_refusals_with_numbers_are_evasive(task_id: str, refusal: str) -> None:
     assert "refuses" in g.feedback
 
 
+@pytest.mark.parametrize(("output", "composite"), [
+    ("1-800-555-2020", 0.0), ("+1 (415) 555-2020", 0.0), ("2020-05-28", 1.0), ("28-05-2020", 1.0),
+    ("2019-2020", 0.75), ("To my knowledge, 2020.", 1.0),
+])
+def test_phone_numbers_hold_no_year_and_dates_still_do(output: str, composite: float) -> None:
+    assert grade(GPT3_YEAR, output).composite == composite, output
+
+
 def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
     assert grade(GPT3_YEAR, "I'm not sure, but I think it was 2020.").composite == 1.0
     assert grade(GPT3_YEAR, "I can't browse the web, though I believe it was 2020.").composite == 1.0
@@ -982,6 +1038,8 @@ def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
        template=st.sampled_from([
            "I'm sorry, I cannot answer that (request id {n}).", "I don't know; my knowledge cut-off is {y}.",
            "Unable to verify. Ticket {n}, as of {y}.", "I'm afraid I can't help. Session ID: {y}-{n}.",
+           "I can't access arXiv right now. For help, call 1-800-555-{y}.", "Sorry, I can't. Dial +44 20 7946 {y}.",
+           "I don't know: my knowledge ends in March {y}.", "I can't browse. My last update was in {y}.",
        ]))
 def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, year: int, template: str) -> None:
     assert grade(task_id, template.format(n=number, y=year)).composite == 0.0

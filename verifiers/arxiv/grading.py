@@ -441,9 +441,9 @@ def _name_start(text: str, start: int) -> int:
     taken = 0
     for word in reversed(words[-3:]):
         core = word.rstrip(".")
-        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or (
-                len(core) > 1 and core.lower() in NON_NAME_WORDS):  # one capital is an initial ("Lakshya A")
-            break
+        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or len(core) > 1 and (
+                core.lower() in NON_NAME_WORDS or core != word):  # one capital is an initial ("Lakshya A");
+            break  # a longer word with a full stop ends the sentence before the name ("... Models. A. Dosovitskiy")
         taken += 1
     if not taken:
         return start
@@ -451,6 +451,18 @@ def _name_start(text: str, start: int) -> int:
 
 
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
+
+
+def _given_names_fit(given: str, first_author: str) -> bool:
+    """Whether an initial written right before the surname (the last word of ``given``: "J. " in "Ian J. ",
+    "X. ") is one of the first author's (``first_author`` as arXiv lists it: the initials of its given names),
+    so "I. J. Goodfellow" and "J. Goodfellow" fit and "X. Vaswani" names another person, as "X. He" does.  A
+    whole word there is not read: it may be a given name in another form ("Tom" for Tomas) or the end of a
+    title written right before the name ("... Language Models Radford, A.").  One rule for every author."""
+    words = given.split()
+    if not words or len(words[-1].rstrip(".")) != 1:
+        return True
+    return words[-1][0].casefold() in {word[0].casefold() for word in first_author.split()[:-1]}
 
 
 def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
@@ -470,7 +482,9 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
-        start = _name_start(text, start)
+        surname_at, start = start, _name_start(text, start)
+        if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
+            continue  # "X. Vaswani": the same surname, another person
         if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):

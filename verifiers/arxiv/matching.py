@@ -157,7 +157,9 @@ METADATA_BEFORE_RE = re.compile(
     r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
     r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|last\s+updated|updated\s+(?:in|on)"
     r"|request(?:\s+id)?|reference\s+(?:id|number|no\.?|code)|ticket|error(?:\s+code)?|session(?:\s+id)?"
-    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)|my\s+(?:knowledge|information|data|training)"
+    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
+    r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
+    r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
     r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext)"
     r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
@@ -640,22 +642,103 @@ def name_like(word: str, exclude: frozenset[str]) -> bool:
     return len(lowered) >= 2 if lowered.isalpha() else sum(c.isalpha() for c in lowered) >= 2
 
 
+#: What may stand between a sentence's end (or a label's colon, a list marker) and its first word.
+_LEAD_CHARS = frozenset(" \t*_\"'“‘`>#")
+#: After a word, what makes it (part of) a person's name wherever it stands: another capitalised word (tested
+#: with :func:`name_like`: group 1), an initial ("Bengio, Y."; not "I", the pronoun), "et al.", "and
+#: colleagues", or a verb of authorship ("Kingma wrote it", "Kingma is the first author").
+_NAME_CONTEXT_RE = re.compile(
+    r"(?:[ \t]+|,[ \t]*)(?:(?-i:[A-HJ-Z])\.|(?-i:[A-HJ-Z])(?![^\W_])"
+    r"|(?-i:([A-Z][^\W\d_]+(?:['’-][^\W\d_]+)*)))"
+    r"|[ \t]+(?:et\.?[ \t]+al\b|(?:and|&)[ \t]+(?:colleagues|co-?authors|others|team)\b"
+    r"|(?:co-?)?(?:wrote|authored|led)\b|(?:is|was)[ \t]+(?:the[ \t]+|its[ \t]+)?(?:[a-z]+[ \t]+)?author\b)",
+    re.IGNORECASE,
+)
+#: An initial right before a word ("X. He"; not "I.", the pronoun or a numeral: "Part I. He left").
+_INITIAL_BEFORE_RE = re.compile(r"(?<![^\W_])(?-i:[A-HJ-Z])\.[ \t]*\Z")
+#: After a capitalised pair: the pair ends (no further capitalised word, no label's colon).
+_PAIR_END_RE = re.compile(r"[ \t]*(?:[.,;!?)\]\n]|\Z|[ \t]+(?-i:[a-z0-9(]))")
+#: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)").
+_ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]\n]|\((?:19|20)[0-9]{2}|\Z)")
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens a sentence, a line, a list item or what follows a label's colon
+    (markup and quotes before it skipped); the full stop of an initial ("Ian J. Goodfellow") ends none."""
+    i = start - 1
+    while i >= 0 and text[i] in _LEAD_CHARS:
+        i -= 1
+    if i < 0:
+        return True
+    c = text[i]
+    if c in "!?:;\n":
+        return True
+    if c == ".":
+        return not (i >= 1 and text[i - 1].isupper() and (i < 2 or not text[i - 2].isalpha()))
+    if c in "-•+":  # a bullet: only spaces before it on its line
+        line = text.rfind("\n", 0, i) + 1
+        return not text[line:i].strip()
+    return False
+
+
+def _after_title_case_word(text: str, start: int) -> bool:
+    """Whether the word at ``start`` follows a capitalised function word on its line that does not open a
+    sentence ("To Be Determined", "Below Is A Summary": title-case text, not a name; "It's Bengio" is not);
+    "By" attributes, so it does not count."""
+    head = text[max(0, start - 12):start]
+    if not head.endswith((" ", "\t")):
+        return False
+    words = head.split()
+    if not words or "\n" in head[head.rfind(words[-1]):]:
+        return False
+    word = words[-1].strip("*_\"'“‘")
+    if not (word[:1].isupper() and word.lower() in FUNCTION_WORDS and word.lower() != "by"):
+        return False
+    return not _sentence_start(text, head.rfind(words[-1]) + max(0, start - 12))  # "It's Bengio": capital of a start
+
+
+def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) -> bool:
+    """Whether the capitalised word ``text[start:end]`` stands where a name is offered.  A capitalised word
+    inside a sentence is (a proper noun); one that opens a sentence or follows a capitalised function word is
+    capitalised for that reason alone ("Later revisions keep ...", "To Be Determined"), so it is a name only
+    when name context follows it (``_NAME_CONTEXT_RE``: another name-like capitalised word, an initial, "et
+    al.", a verb of authorship) or, opening a sentence, when the sentence is that word alone
+    (``_ALONE_AFTER_RE``)."""
+    opens = _sentence_start(text, start)
+    if not opens and not _after_title_case_word(text, start):
+        return True
+    context = _NAME_CONTEXT_RE.match(text, end)
+    if context is not None:
+        surname = context.group(1)
+        if surname is None or name_like(surname, exclude):
+            return True
+        # a surname that is also a function word ("Kaiming He"): the capitalised pair ends there, not a
+        # title-case run going on ("Below Is A Summary") nor a label ("Step One:")
+        if surname.lower() in FUNCTION_WORDS and _PAIR_END_RE.match(text, context.end()) is not None:
+            return True
+    return opens and _ALONE_AFTER_RE.match(text, end) is not None
+
+
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 counts: Callable[[int, int], bool] | None = None) -> list[str]:
-    """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words that count
-    (``counts(start, end)``, by default: not retracted); or, for a text of at most four lower-case words, those
-    words."""
+    """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words placed as a name
+    (:func:`_placed_as_name`) that count (``counts(start, end)``, by default: not retracted); or, for a text of
+    at most four lower-case words, those words."""
     names: list[str] = []
     for match in CAP_WORD_RE.finditer(text):
-        if not name_like(match.group(), exclude):
-            continue
+        if name_like(match.group(), exclude):
+            if not _placed_as_name(text, match.start(), match.end(), exclude):
+                continue
+        elif match.group().lower() not in FUNCTION_WORDS or _INITIAL_BEFORE_RE.search(
+                text, max(0, match.start() - 4), match.start()) is None:
+            continue  # a surname that is also a function word names someone after an initial ("X. He")
         if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
             names.append(match.group())
             if len(names) >= limit:
                 return names
     if not names:
         words = _WORD_RE.findall(text)
-        if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and not (
+        if 0 < len(words) <= 4 and all(w.isalpha() and w.islower() for w in words) and not (
                 {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
             names = words
     return names

@@ -56,6 +56,9 @@ NON_CONTENT_WORDS: frozenset[str] = FUNCTION_WORDS | DISCOURSE_WORDS
 #: Words that are never a person's name (capitalised or not): the above plus the nouns of a citation.
 NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "paper papers preprint conference journal proceedings et al al. university institute lab team group "
+    "dr dr. prof prof. professor mr mr. mrs mrs. ms ms. sir "
+    "january february march april june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday "
     "ticket request reference error session trace incident case code cut-off cutoff update updated "
     "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
     "neurips nips icml iclr cvpr "
