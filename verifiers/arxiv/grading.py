@@ -36,6 +36,7 @@ from collections.abc import Callable
 from verifiers.arxiv.matching import (
     ID_RE,
     MAX_GRADED_CHARS,
+    TITLE_RUN_RE,
     YEAR_RE,
     CaseFree,
     PaperMatcher,
@@ -275,11 +276,26 @@ _ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by
 _MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
 
 
+def _reads_as_title(phrase: str) -> bool:
+    """Whether a list item or alternative reads as a title, not as a name: a title-case run of four words or
+    more with a minor word, a colon or a dash inside ("DSPy: Compiling Declarative Language Model Calls into
+    ...", "Generative Adversarial Networks for Images")."""
+    run = TITLE_RUN_RE.search(phrase)
+    if run is None:
+        return False
+    words = run.group().split()
+    return len(words) >= 4 and (any(w.lower() in _MINOR_TITLE_WORDS for w in words) or any(
+        c in run.group() for c in ":–—-"))
+
+
+_MINOR_TITLE_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs its".split())
+
+
 def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
     al.", "Diederik P. Kingma, Jimmy Ba")."""
-    if not title_like(phrase):
+    if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith("www."):  # a link, not a title
         return False
     if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
         return False
@@ -494,7 +510,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1))  # noqa: E731
+        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
+            phrase)
         if _listed_rival(r, committed, offers_name):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")

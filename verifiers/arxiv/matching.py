@@ -279,9 +279,11 @@ def retracted(text: str, start: int, end: int) -> bool:
     return CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None
 
 
-#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B".
+#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
+#: but it might be B", "A, though it could also be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b|/)"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b|/"
+    r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b)"
     r"\s*(?:(?:maybe|perhaps|possibly|probably|even)\s+)?[\"“‘'`*_(\[]*",
     re.IGNORECASE,
 )
@@ -621,13 +623,30 @@ def prose_line(item: str) -> bool:
 
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
     """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
-    quotes); a label other than an answer label ("Authors:", "Year:") disqualifies it, and so does an item
-    that reads as prose (:func:`prose_line`)."""
+    quotes); a label naming another field ("Authors:", "Year:") disqualifies it, and so does an item that
+    reads as prose (:func:`prose_line`)."""
     item = text[span[0]:span[1]]
     label = _LABEL_RE.match(item)
-    if label and label.group(1).strip().lower() not in _TITLE_LABELS:
+    if label and _field_label(label.group(1)):
         return False
     return not prose_line(item) and offered(_strip_item(item))
+
+
+#: Labels of a paper's other fields, beyond the meta vocabulary of ``NON_CONTENT_WORDS`` ("Authors:", "Year:").
+_FIELD_WORDS = frozenset("abstract venue conference journal doi url link links pages keywords affiliation "
+                         "affiliations category categories subject subjects citation cite bibtex date version "
+                         "versions summary note notes comment comments code repository github license "
+                         "institution organisation organization email status".split())
+
+
+def _field_label(label: str) -> bool:
+    """Whether a line's label (the text before its colon) names another field of the paper ("Authors",
+    "Year", "Published in", "Venue"), not an answer ("Title", "Option 2") nor the head of a title with a
+    subtitle ("DSPy: Programming, not Prompting, Foundation Models")."""
+    words = label.strip().lower().split()
+    if not words or label.strip().lower() in _TITLE_LABELS or words[0] in _TITLE_LABELS:
+        return False
+    return all(w in NON_CONTENT_WORDS or w in _FIELD_WORDS or w.isdigit() for w in words)
 
 
 def name_like(word: str, exclude: frozenset[str]) -> bool:
@@ -723,7 +742,8 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 counts: Callable[[int, int], bool] | None = None) -> list[str]:
     """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words placed as a name
     (:func:`_placed_as_name`) that count (``counts(start, end)``, by default: not retracted); or, for a text of
-    at most four lower-case words, those words."""
+    at most four words, one of two letters or more, all lower-case or all capitalised ("ian j. goodfellow",
+    "_Kingma_"; not "Later later", a sentence), those words."""
     names: list[str] = []
     for match in CAP_WORD_RE.finditer(text):
         if name_like(match.group(), exclude):
@@ -738,7 +758,8 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 return names
     if not names:
         words = _WORD_RE.findall(text)
-        if 0 < len(words) <= 4 and all(w.isalpha() and w.islower() for w in words) and not (
+        if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
+                all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
                 {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
             names = words
     return names
