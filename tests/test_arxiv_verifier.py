@@ -1027,6 +1027,39 @@ def test_phone_numbers_hold_no_year_and_dates_still_do(output: str, composite: f
     assert grade(GPT3_YEAR, output).composite == composite, output
 
 
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1512.03385/year", "2015. It won a best paper award at CVPR 2016."),
+    ("1412.6980/year", "It was submitted on 22 December 2014 and published at ICLR 2015."),
+    ("1706.03762/year", "v1: 12.06.2017; the latest revision (v7) is dated 02.08.2023."),
+])
+def test_a_year_dating_another_event_is_context_not_a_rival(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Published at ICLR 2015.", 0.5),                                  # the only year: graded as the answer
+    ("It was submitted in 2015 and published at ICLR 2014.", 0.5),     # commits to 2015 as the submission
+    ("Published at ICLR 2015; submitted 2014 or 2013.", 0.75),          # the other years still hedge
+])
+def test_event_years_stay_answers_when_nothing_else_is_given(output: str, composite: float) -> None:
+    assert grade("1412.6980/year", output).composite == composite, output
+
+
+def test_a_negated_value_stays_negated_when_mentioned_again() -> None:
+    assert grade(GPT3_YEAR, "It was not 2005 (that's just the YYMM prefix 2005 = May 2020); it was submitted "
+                            "in 2020.").composite == 1.0
+    assert grade(GPT3_YEAR, "Not 2020 but 2019; the 2020 in its ID misleads.").composite == 0.5
+
+
+@pytest.mark.parametrize("output", [
+    "Access Denied: Error 403 Forbidden",
+    "Thanks for the question! Here's a structured approach:\n\n1. **Check the abstract page**\n2. **Read the PDF "
+    "header**\n3. **Compare with Google Scholar**",
+])
+def test_error_pages_and_lookup_steps_offer_no_title(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.0, output
+
+
 def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
     assert grade(GPT3_YEAR, "I'm not sure, but I think it was 2020.").composite == 1.0
     assert grade(GPT3_YEAR, "I can't browse the web, though I believe it was 2020.").composite == 1.0
@@ -1067,6 +1100,18 @@ def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, ye
 def test_several_titles_are_hedging(output: str) -> None:
     g = grade(ATTENTION, output)
     assert (g.correctness, g.composite) == (HEDGED_CREDIT, 0.75), output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1810.04805/title", 'I think it\'s "BERT: Pre-training of Deep Bidirectional Transformers for Language '
+                         'Understanding", but it might be "BERT: Bidirectional Encoder Representations".'),
+    (ATTENTION, "**Attention Is All You Need** — or maybe **Self-Attention Networks for Translation**."),
+    (ATTENTION, "1. Attention Is All You Need\n2. Transformer: Attention Networks for Translation"),
+    (GPT3_YEAR, "2020, but it might be 2019."),
+    ("1406.2661/author", "Goodfellow, though it could also be Bengio."),
+])
+def test_alternatives_after_a_dash_a_subtitle_or_but_it_might_be_are_hedging(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.75, output
 
 
 def test_one_title_with_its_details_is_not_hedging() -> None:

@@ -34,9 +34,11 @@ import re
 from collections.abc import Callable
 
 from verifiers.arxiv.matching import (
+    CORRECTION_AFTER_RE,
     ID_RE,
     MAX_GRADED_CHARS,
     TITLE_RUN_RE,
+    WINDOW,
     YEAR_RE,
     CaseFree,
     PaperMatcher,
@@ -51,6 +53,7 @@ from verifiers.arxiv.matching import (
     may_be_listed,
     name_like,
     name_tokens,
+    retracted,
     spans_dehyphenated,
     superseded,
     title_like,
@@ -147,16 +150,32 @@ _PHONE_BEFORE_RE = re.compile(r"\+[0-9][0-9 ()-]*\Z")
 
 
 def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
+    """The values of :func:`_offered`, in order."""
+    return list(_offered(r, matches))
+
+
+def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
     """Distinct values of ``matches`` (value, start, end) that count as offered answers, in order (a value is
-    checked only until one of its occurrences counts)."""
+    checked only until one of its occurrences counts); a value negated or corrected anywhere is withdrawn
+    everywhere, so a later mention of it ("not 2005 (that is just the prefix 2005)") offers it no more, unless
+    the correction restates the same value right away ("2402.03300v1, or rather 2402.03300v2")."""
     found: dict[str, tuple[int, int]] = {}
-    for value, start, end in matches:
-        if value not in found and r.counts(start, end, numeric=True):
+    withdrawn: set[str] = set()
+    for i, (value, start, end) in enumerate(matches):
+        if value in found or value in withdrawn:
+            continue
+        if r.counts(start, end, numeric=True):
             found[value] = (start, end)
+        elif retracted(r.text, start, end) and not (  # "not 2005 (the prefix 2005 ...)": stays negated, unless
+                CORRECTION_AFTER_RE.match(r.text, end, end + WINDOW)  # a correction restates it: "A v1, or rather
+                and any(v == value and s - end <= WINDOW for v, s, _ in matches[i + 1:i + 3])):  # A v2"
+            withdrawn.add(value)
+    for value in withdrawn & found.keys():
+        del found[value]
     if len(found) > 1:  # "2016. Actually, it was 2017": the first value is superseded by the later one
         starts = [start for start, _ in found.values()]
-        return [v for v, (_, end) in found.items() if not superseded(r, end, lambda: starts)]
-    return list(found)
+        return {v: span for v, span in found.items() if not superseded(r, span[1], lambda: starts)}
+    return found
 
 
 def find_ids(text: str) -> list[tuple[str, int, int]]:
@@ -214,13 +233,32 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
 def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     """Years are whole-word ``19xx`` / ``20xx`` or the year of a dotted or slashed date, after skipping
     ID-shaped numbers (``2005.14165`` is not the year 2005).  One distinct year: 1 if right else 0; several
-    including the right one: 0.5; none: not well formed."""
+    including the right one: 0.5; none: not well formed.  With several, a year dating another event
+    (``_EVENT_BEFORE_RE``: a venue, a revision, an award) is context and no rival, as long as a year without
+    such a cue remains."""
     p, want = m.paper, m.year
     hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
-    found = _values(r, find_years(r.text))
-    if not found:
+    offered = _offered(r, find_years(r.text))
+    if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
+    found = list(offered)
+    if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
+        events = {v for v, (start, _) in offered.items()
+                  if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)}
+        if events and len(events) < len(found):
+            found = [v for v in found if v not in events]
     return committed_or_hedged(found, want, "year", hint)
+
+
+#: How far before a year an event other than the submission is looked for (characters).
+EVENT_WINDOW = 40
+#: A year that dates another event than the submission: publication at a venue, a later revision, an award
+#: ("published at ICLR 2015", "the latest revision (v7) is dated 02.08.2023", "best paper at CVPR 2016").
+#: Such a year is context, not a rival answer, when the response also gives a year without such a cue.
+_EVENT_BEFORE_RE = re.compile(
+    r"\b(?:published|publication|presented|appeared|accepted|revised|revision|updated|latest|version|v[2-9]"
+    r"|award|conference|proceedings|journal|venue|cvpr|iccv|eccv|iclr|icml|neurips|nips|acl|emnlp|naacl|aaai"
+    r"|ijcai|tmlr|jmlr|coling|icassp)\b[^.;!?\n]*\Z")
 
 
 def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
