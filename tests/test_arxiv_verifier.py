@@ -839,6 +839,25 @@ def test_partial_credit_counts_words_in_order_and_other_words_dilute_it(task_id:
     assert 0.5 <= grade(task_id, output).composite < grade(task_id, lower_than).composite < 0.7
 
 
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("2006.11239/title", "Denoising Diffusion Implicit Models"), ("2006.11239/title", "Denoising Diffusion "
+                                                                 "Restoration Models"),
+    ("2005.14165/title", "Language Models are Unsupervised Multitask Learners"),
+    (BERT, "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding and Generation"),
+])
+def test_a_title_with_words_the_title_lacks_is_another_paper(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.5, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("2203.02155/title", "Training language models to follow instructions"),
+    ("1301.3781/title", "Efficient Estimation of Word Representation in Vector Space"),
+    ("1412.6980/title", "Adam: a method for stochastic optimisation"),
+])
+def test_fragments_plurals_and_british_spellings_earn_partial_credit(task_id: str, output: str) -> None:
+    assert 0.5 < grade(task_id, output).composite < 0.7, output
+
+
 @pytest.mark.parametrize("output", ["Attention Is Not All You Need", "Attention Is Never All You Need"])
 def test_a_negated_title_is_a_different_claim(output: str) -> None:
     assert grade(ATTENTION, output).composite == 0.5
@@ -913,6 +932,37 @@ def test_another_initial_names_another_person_for_every_surname(paper_id: str) -
     other = next(c for c in "XQZVWYU" if c not in initials)
     g = grade(f"{paper_id}/author", f"{other}. {names[-1]}")
     assert (g.correctness, g.composite) == (0.0, 0.5), (paper_id, other)
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_a_middle_initial_after_the_given_name_is_still_the_author(paper_id: str) -> None:
+    names = PAPER_OF[paper_id].first_author.split()
+    for output in (f"{names[0]} Q. {names[-1]}", f"The first author is Prof. {names[0]} Q. {names[-1]}."):
+        assert grade(f"{paper_id}/author", output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "Jimmy Ba is the first author; Diederik Kingma is second.",
+    "The first author is Jimmy Ba of the University of Toronto, who co-wrote it with Diederik Kingma.",
+])
+def test_a_name_given_a_later_place_is_not_the_first_author(output: str) -> None:
+    assert grade("1412.6980/author", output).composite == 0.5, output
+
+
+@pytest.mark.parametrize("output", [
+    "The paper was written by a team at OpenAI in San Francisco.", "It came from Microsoft Research Asia in Beijing.",
+    "The first author was a PhD student at Stanford University working in the NLP group.", "Author: [Name]",
+])
+def test_places_organisations_and_placeholders_are_no_names(output: str) -> None:
+    assert grade("1512.03385/author", output).composite == 0.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "The first author is Yoshua Bengio from Montreal.", "Written by researchers in Yoshua Bengio's lab.",
+    "a paper from Bengio et al.", "The first author is BENGIO.",
+])
+def test_names_beside_places_are_still_names(output: str) -> None:
+    assert grade("1406.2661/author", output).composite == 0.5, output
 
 
 def test_author_surname_that_is_an_english_word_needs_a_citation_form() -> None:
@@ -1045,6 +1095,11 @@ def test_event_years_stay_answers_when_nothing_else_is_given(output: str, compos
     assert grade("1412.6980/year", output).composite == composite, output
 
 
+def test_no_wait_i_was_wrong_is_a_correction() -> None:
+    assert grade("1810.04805/id", "It's 1810.04805. No wait, I was wrong: it's 1810.04806.").composite == 0.5
+    assert grade(GPT3_YEAR, "17.VI.2020").composite == 1.0  # a date with a Roman month still gives its year
+
+
 def test_a_negated_value_stays_negated_when_mentioned_again() -> None:
     assert grade(GPT3_YEAR, "It was not 2005 (that's just the YYMM prefix 2005 = May 2020); it was submitted "
                             "in 2020.").composite == 1.0
@@ -1073,6 +1128,8 @@ def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
            "Unable to verify. Ticket {n}, as of {y}.", "I'm afraid I can't help. Session ID: {y}-{n}.",
            "I can't access arXiv right now. For help, call 1-800-555-{y}.", "Sorry, I can't. Dial +44 20 7946 {y}.",
            "I don't know: my knowledge ends in March {y}.", "I can't browse. My last update was in {y}.",
+           "I can't verify that. (Reference {y}-{n})", "Sorry, I can't access arXiv. Try again after {y}-01-01.",
+           "I can't answer that reliably. Please see our FAQ (updated {y}).",
        ]))
 def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, year: int, template: str) -> None:
     assert grade(task_id, template.format(n=number, y=year)).composite == 0.0
@@ -1109,6 +1166,13 @@ def test_several_titles_are_hedging(output: str) -> None:
     (ATTENTION, "1. Attention Is All You Need\n2. Transformer: Attention Networks for Translation"),
     (GPT3_YEAR, "2020, but it might be 2019."),
     ("1406.2661/author", "Goodfellow, though it could also be Bengio."),
+    (ATTENTION, 'I believe it\'s "Attention Is All You Need", though "Self-Attention Networks for Translation" is '
+                'also possible.'),
+    (ATTENTION, "Attention Is All You Need; alternatively, Self-Attention Networks for Translation"),
+    (ATTENTION, "Two candidates: (a) Attention Is All You Need; (b) Self-Attention Networks for Translation."),
+    (ATTENTION, "Attention Is All You Need. Another possibility is Self-Attention Networks for Translation."),
+    (ATTENTION, '"Attention Is All You Need"; I\'m not fully sure, it might instead be "Self-Attention Networks".'),
+    (ATTENTION, '"Self-Attention Networks for Translation", or maybe "Attention Is All You Need".'),
 ])
 def test_alternatives_after_a_dash_a_subtitle_or_but_it_might_be_are_hedging(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 0.75, output

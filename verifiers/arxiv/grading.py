@@ -17,9 +17,9 @@ retracted and do not count):
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
   other title listed with it ("A or B", list items), hedged.  A title-like answer with at least half of the
-  title's content words in the title's order (over the title's and the answer's content words together, so
-  another paper's words dilute it; none when it adds a negation) earns ``PARTIAL_TITLE_WEIGHT`` x that share,
-  at most 0.3 (composite 0.65), clearly below hedged.
+  title's content words in the title's order, and no content word the title lacks (a title with other words,
+  "Denoising Diffusion Implicit Models", is another paper's: wrong), earns ``PARTIAL_TITLE_WEIGHT`` x that
+  share, at most 0.3 (composite 0.65), clearly below hedged.
 * **author**: correct when the first author's surname occurs in a citation form (see
   :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
   alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
@@ -83,12 +83,15 @@ _ROLE_AFTER = re.compile(
     r"\s*[,(]?\s*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
     r"|merely)\s+){0,4}(?:the|a|an)?\s*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
-    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first",
+    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
+    r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)",
     re.IGNORECASE,
 )
 _ROLE_BEFORE = re.compile(
-    r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
-    r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?(?:\w+\s+)?$",
+    r"(?:(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
+    r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?"
+    r"|(?:co-?wrote|co-?authored|wrote|written|worked)\s+(?:it\s+|the\s+paper\s+)?(?:together\s+)?with\s+)"
+    r"(?:\w+\s+)?$",
     re.IGNORECASE,
 )
 
@@ -98,11 +101,12 @@ _ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
 
 
 def _role_before(r: Response, start: int) -> bool:
-    """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X").
-    Every match holds "author" (no other character case-folds to its letters), so a window without it is not
-    searched (the search tries every position of the window)."""
+    """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X",
+    "who co-wrote it with X").  Every match holds "author" or "with" (no other character case-folds to their
+    letters), so a window without them is not searched (the search tries every position of the window)."""
     lo = max(0, start - 40)
-    return "author" in r.text[lo:start].lower() and _ROLE_BEFORE_CF.search(r, lo, start) is not None
+    window = r.text[lo:start].lower()
+    return ("author" in window or "with" in window) and _ROLE_BEFORE_CF.search(r, lo, start) is not None
 
 
 def conciseness(n_chars: int) -> float:
@@ -202,10 +206,10 @@ def find_years(text: str) -> list[tuple[str, int, int]]:
         if hit < covered:
             continue
         start = hit
-        while start > covered and (text[start - 1] in _NUMBER_CHARS or text[start - 1] == "-" and start >= 2
+        while start > covered and (text[start - 1].isdigit() or text[start - 1] in ".-" and start >= 2
                                    and text[start - 2].isdigit()):  # the whole dotted or hyphenated number
             start -= 1
-        if text[start] == "-":  # the hyphen after the number before, already read ("2019-2020")
+        if text[start] in ".-":  # the separator after the number before, already read ("2019-2020")
             start += 1
         if "+" in text and _PHONE_BEFORE_RE.search(text, max(0, start - 30), start):
             continue  # the end of an international phone number ("+44 20 7946 2017")
@@ -295,10 +299,12 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
 _QUOTES = "\"“”‘’'`*_«»"
 #: What may stand between two titles offered side by side: list separators ("A; B", "A | B", "A? B?",
 #: "A and B", "A / B"), or a line break with an optional short label ("Option 2:", "Alternative title:");
-#: quotes, brackets and spaces around them.  A comma separates unquoted titles only after a listing cue.
+#: quotes, brackets and spaces around them, and an inline enumerator ("(a) A; (b) B").  A comma separates
+#: unquoted titles only after a listing cue.
 _TITLE_GAP_RE = re.compile(
     r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?]|,|\b(?:and|or|nor|vs\.?|versus)\b|\n[ \t]*(?:[^\W\d_][\w ]{0,24}:)?)"
-    r"[\s\"“”‘’'`*_«»()\[\]]*(?:(?:and|or|maybe|perhaps|possibly|also)\s+)?[\"“‘'`*_«(\[]*")
+    r"[\s\"“”‘’'`*_«»()\[\]]*(?:(?:and|or|maybe|perhaps|possibly|also)\s+)?(?:\(?[a-h1-9][.)]\s*)?"
+    r"[\"“‘'`*_«(\[]*")
 _UNQUOTED_GAP_RE = re.compile(r"[^,]*\Z|[\s\S]*\n")  # without a listing cue: no bare comma between unquoted titles
 #: A label on the other title's line ("Option B:", "Authors:"): only one naming a title, an option or an
 #: alternative offers another title.
@@ -431,8 +437,11 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     lower = r.lower
     # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
     spans = all_spans() if any(key in lower for key, _ in m.title_words) else title_spans(r, 1)
-    if not spans:  # title_spans left out what does not count
-        return no_answer(f"title '{title}'", "a title", r)
+    fragment = not spans  # title_spans left out what does not count; a one-line answer may still be a
+    if fragment:          # sentence-case fragment of the title
+        spans = _one_line(r) if any(key in lower for key, _ in m.title_words) else []
+        if not spans:
+            return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
@@ -445,23 +454,46 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if best is None:
         return no_answer(f"title '{title}'", "a title", r)
     share, hits, extra, _ = best
-    if share >= PARTIAL_TITLE_MIN_SHARE:
+    if fragment and (extra or share < PARTIAL_TITLE_MIN_SHARE):  # a sentence, not a fragment of the title
+        return no_answer(f"title '{title}'", "a title", r)
+    if share >= PARTIAL_TITLE_MIN_SHARE and not extra:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
-        others_said = f" and {extra} other content word{'s' if extra != 1 else ''}" if extra else ""
         return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words in "
-                             f"order{others_said} (credit {credit:.2f}), not the exact title: {quote(r.raw)}")
+                             f"order (credit {credit:.2f}), not the exact title: {quote(r.raw)}")
+    if extra and share >= PARTIAL_TITLE_MIN_SHARE:
+        return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
+                          f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+def _one_line(r: Response) -> list[tuple[int, int]]:
+    """The span of a response that is one short line (at most 20 words), whatever its words: read for partial
+    credit only, when it holds a content word of the title ("Training language models to follow
+    instructions", whose words :func:`verifiers.arxiv.matching.title_spans` takes for filler)."""
+    stripped = r.text.strip()
+    if not stripped or "\n" in stripped or len(stripped.split()) > 20:
+        return []
+    start = r.text.index(stripped)
+    return [(start, start + len(stripped))] if r.counts(start, start + len(stripped)) else []
 
 
 #: Words that turn a title-like span into a different claim when the title itself has none of them.
 _NEGATORS = frozenset({"not", "no", "never", "without", "non", "isn't", "aren't", "don't", "doesn't"})
 
 
+def _word_form(word: str) -> str:
+    """A content word with a plural "s" and the British "-isation" spelling folded ("Representation" and
+    "Representations", "optimisation" and "optimization" are one word when counting words the title lacks)."""
+    word = word.replace("isation", "ization")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _partial_share(m: PaperMatcher, own_words: frozenset[str], text: str, lower: str, start: int,
                    end: int) -> tuple[float, int, int]:
     """``(share, hits, extra)`` of the span ``text[start:end]`` for partial title credit: ``hits`` is the
     longest run of the title's content words found in the span in the title's order (so scrambled words count
-    once per run: "Need You All Is Attention" has 1 of 2), ``extra`` the span's content words the title lacks,
+    once per run: "Need You All Is Attention" has 1 of 2), ``extra`` the span's content words the title lacks
+    (a plural or a British spelling of the title's own word is not one: :func:`_word_form`),
     and ``share`` is hits over the title's and the span's content words together (so the words of another
     paper's title dilute it).  A span with a negator the title lacks ("Attention Is Not All You Need") has
     share 0."""
@@ -478,7 +510,7 @@ def _partial_share(m: PaperMatcher, own_words: frozenset[str], text: str, lower:
     for position in positions:
         at = bisect.bisect_left(tails, position)
         tails[at:at + 1] = [position]
-    hits, extra = len(tails), len(span_words - own_words)
+    hits, extra = len(tails), len({_word_form(w) for w in span_words} - {_word_form(w) for w in own_words})
     union = len(own_words) + extra
     return (hits / union if union else 0.0), hits, extra
 
@@ -508,15 +540,18 @@ _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
 
 
 def _given_names_fit(given: str, first_author: str) -> bool:
-    """Whether an initial written right before the surname (the last word of ``given``: "J. " in "Ian J. ",
-    "X. ") is one of the first author's (``first_author`` as arXiv lists it: the initials of its given names),
-    so "I. J. Goodfellow" and "J. Goodfellow" fit and "X. Vaswani" names another person, as "X. He" does.  A
-    whole word there is not read: it may be a given name in another form ("Tom" for Tomas) or the end of a
-    title written right before the name ("... Language Models Radford, A.").  One rule for every author."""
+    """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ") may be the
+    first author's (``first_author`` as arXiv lists it): when the word right before the surname is an initial,
+    some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow", "J. Goodfellow" and
+    "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names another person, as
+    "X. He" does).  A whole given word right before the surname is not read: it may be a given name in another
+    form ("Tom" for Tomas) or the end of a title written right before the name ("... Language Models
+    Radford").  One rule for every author."""
     words = given.split()
     if not words or len(words[-1].rstrip(".")) != 1:
         return True
-    return words[-1][0].casefold() in {word[0].casefold() for word in first_author.split()[:-1]}
+    initials = {word[0].casefold() for word in first_author.split()[:-1]}
+    return any(word[0].casefold() in initials for word in words)
 
 
 def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:

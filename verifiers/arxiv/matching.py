@@ -155,17 +155,17 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 #: and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
     r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
-    r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|last\s+updated|updated\s+(?:in|on)"
-    r"|request(?:\s+id)?|reference\s+(?:id|number|no\.?|code)|ticket|error(?:\s+code)?|session(?:\s+id)?"
+    r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|(?:last\s+)?updated|try\s+again|retry"
+    r"|request(?:\s+id)?|ref(?:erence)?(?:\s+(?:id|number|no\.?|code))?|ticket|error(?:\s+code)?|session(?:\s+id)?"
     r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
     r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
     r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
     r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext)"
-    r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|up|to|until|through|ends?|ending|my|goes"
+    r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|case|after|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
     re.IGNORECASE,
 )
-_METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "referenc", "ticket", "error",
+_METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
                                    "session", "trace", "incident", "case", "my ", "call", "dial", "phone", "tel",
                                    "fax", "contact", "hotline", "ext")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
@@ -185,7 +185,8 @@ NEGATION_BEFORE_RE = re.compile(
 #: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").
 CORRECTION_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
-    r"(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
+    r"(?:no\s*[,.;:!?—–-]|no\s+wait\b|nope\b|wait\b|correction\b|scratch\s+that|make\s+that|i\s+was\s+wrong"
+    r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
     r"|not\s+(?:right|correct)))",
@@ -280,10 +281,14 @@ def retracted(text: str, start: int, end: int) -> bool:
 
 
 #: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
-#: but it might be B", "A, though it could also be B".
+#: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
+#: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b|/"
-    r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b)"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b,?|/"
+    r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
+    r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
+    r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
+    r"(?:also|instead)\s+be)\b:?(?=\s*[\"“‘'`*_(\[]*(?-i:[A-Z0-9])))"
     r"\s*(?:(?:maybe|perhaps|possibly|probably|even)\s+)?[\"“‘'`*_(\[]*",
     re.IGNORECASE,
 )
@@ -295,7 +300,8 @@ _OPENERS = " \t\"“‘'`*_(["
 
 def joiner_before(text: str, start: int) -> int:
     """Where an alternation word right before ``start`` begins ("B or A", "B / maybe A"), or -1."""
-    head = text[max(0, start - 40):start].rstrip(_OPENERS)
+    base = max(0, start - 40)
+    head = text[base:start].rstrip(_OPENERS)
     lowered = head.lower()
     if lowered.endswith(_HEDGE_WORDS):  # one C call rules out the usual case (no hedge word, no joiner)
         for hedge in _HEDGE_WORDS:
@@ -308,7 +314,7 @@ def joiner_before(text: str, start: int) -> int:
         if lowered.endswith(joiner):
             at = len(lowered) - len(joiner)
             if joiner == "/" or at == 0 or not lowered[at - 1].isalnum():
-                return start - len(head) + at
+                return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
 _PHRASE_END_RE = re.compile(r"[.;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
@@ -336,12 +342,14 @@ _CAP_WORD_AT_START = (
 TITLE_RUN_RE = re.compile(rf"{_CAP_WORD_AT_START}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
 CAP_WORD_RE = re.compile(_CAP_WORD_AT_START)
 #: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
-#: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
-#: content word ("... in speech separation").
+#: colon, or further capitalised words (minor words allowed between); "and" and one last capitalised word
+#: ("... Understanding and Generation"); or, in lower case, a preposition and a content word ("... in speech
+#: separation").
 _EXTEND_AFTER_RE = re.compile(
     rf"(?:-(?=[^\W_])|[ \t]*:[ \t]*|[ \t]+)(?:{MINOR_WORD}[ \t]+)*(?:(?:A|An|The|On)[ \t]+)?({CAP_WORD})"
     r"|[ \t]+(?:in|for|of|with|on|via|to|at|without|beyond|under|through|across|towards?|from)[ \t]+"
-    r"([^\W\d_][\w'’-]*)",
+    r"([^\W\d_][\w'’-]*)"
+    rf"|[ \t]+and[ \t]+({CAP_WORD})(?=[ \t]*(?:[.,;:!?)\]\"”’'*_\n]|\Z))",
 )
 _CAP_WORD_FULL_RE = re.compile(CAP_WORD)
 _MINOR_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs vs. its toward towards"
@@ -481,7 +489,7 @@ def is_extended(text: str, start: int, end: int) -> bool:
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
         if after is None:
             break
-        word = after.group(1) or after.group(2)
+        word = after.group(1) or after.group(2) or after.group(3)
         lowered = word.lower()
         if lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s")):
             return True
@@ -491,14 +499,29 @@ def is_extended(text: str, start: int, end: int) -> bool:
     return _extended_before(text, start)
 
 
+#: "A, though B is also possible": a concession word after a candidate, then (see ``_ALSO_POSSIBLE_RE``) B.
+_THOUGH_AFTER_RE = re.compile(r"[\s\"”’'`*_)\]]*[,;]?\s*(?:though|although|but|while)\s+[\"“‘'`*_(\[]*",
+                              re.IGNORECASE)
+#: What makes the phrase after a concession word an alternative: "... is also possible", "... seems likely".
+_ALSO_POSSIBLE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:is|seems|would\s+be)\s+(?:also\s+|equally\s+)?"
+                               r"(?:possible|plausible|likely|an?\s+(?:option|possibility|candidate))\b", re.IGNORECASE)
+
+
 def alternative_after(text: str, end: int, offered: Callable[[str], bool]) -> bool:
-    """Whether an alternation right after ``end`` offers another candidate (``offered(phrase)``)."""
+    """Whether an alternation right after ``end`` offers another candidate (``offered(phrase)``): a joiner
+    (``JOIN_AFTER_RE``), or a concession whose phrase is called possible too ("A, though B is also
+    possible")."""
     join = JOIN_AFTER_RE.match(text, end, end + WINDOW)
-    if join is None:
-        return False
+    conceded = join is None
+    if conceded:
+        join = _THOUGH_AFTER_RE.match(text, end, end + WINDOW)
+        if join is None:
+            return False
     rest = text[join.end(): join.end() + 300]
     stop = _PHRASE_END_RE.search(rest)
     phrase = rest[: stop.start()] if stop else rest
+    if conceded and (stop is None or _ALSO_POSSIBLE_RE.match(rest, stop.start()) is None):
+        return False
     return bool(phrase.strip()) and offered(phrase)
 
 
@@ -507,7 +530,7 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool]) ->
     at = joiner_before(text, start)
     if at < 0:
         return False
-    head = text[max(0, at - 300): at]
+    head = text[max(0, at - 300): at].rstrip(" \t,;:" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
     starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
     phrase = head[starts[-1]:] if starts else head
     phrase = phrase.strip().strip(_QUOTE_CHARS + "”’»")
@@ -716,20 +739,64 @@ def _after_title_case_word(text: str, start: int) -> bool:
     return not _sentence_start(text, head.rfind(words[-1]) + max(0, start - 12))  # "It's Bengio": capital of a start
 
 
+#: Prepositions after which a capitalised word names a place or an organisation ("a team at OpenAI in San
+#: Francisco", "came from DeepSeek-AI"), not a person, unless name context follows ("from Vaswani et al.").
+_PLACE_PREPOSITIONS = frozenset("in at from near based".split())
+
+
+def _place_or_org(text: str, start: int, end: int) -> bool:
+    """Whether the capitalised word ``text[start:end]`` reads as part of a place's or an organisation's name:
+    an acronym of up to five capitals standing alone ("the NLP group"), the word right after a place preposition
+    (``_PLACE_PREPOSITIONS``), or a word after a capitalised organisation or meta word in the same run
+    ("Microsoft Research Asia", "San Francisco" after "in")."""
+    word = text[start:end]
+    if word.endswith(("'s", "’s")) or _POSSESSIVE_NEXT_RE.match(text, end):
+        return False  # "in Yoshua Bengio's lab": a person's
+    if 2 <= len(word) <= 5 and word.isupper() and not (_CAPS_NEIGHBOUR_RE.match(text, end) or _CAPS_BEFORE_RE.search(
+            text, max(0, start - 30), start)):
+        return True  # an acronym, unless beside another word in capitals ("KAIMING HE")
+    head = text[max(0, start - 40):start]
+    if not head.endswith(" "):
+        return False
+    words = head.split()
+    if not words:
+        return False
+    previous = words[-1]
+    if previous.lower() in _PLACE_PREPOSITIONS:
+        return True
+    core = previous.rstrip(",.;:").lower()
+    if previous[:1].isupper() and previous == previous.rstrip(",.;:") and (core in NON_NAME_WORDS and
+                                                                           core not in FUNCTION_WORDS):
+        return True  # "Microsoft Research Asia": an organisation's name goes on
+    return len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
+        previous == previous.rstrip(",.;:"))  # "in San Francisco"
+
+
+_POSSESSIVE_NEXT_RE = re.compile(r"[ \t]+(?-i:[A-Z])[^\W_]*['’]s\b")
+_CAPS_NEIGHBOUR_RE = re.compile(r"[ \t]+(?-i:[A-Z][A-Z.'’-]+)\b")
+_CAPS_BEFORE_RE = re.compile(r"\b(?-i:[A-Z][A-Z.'’-]+)[ \t]+\Z")
+
+
 def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) -> bool:
     """Whether the capitalised word ``text[start:end]`` stands where a name is offered.  A capitalised word
-    inside a sentence is (a proper noun); one that opens a sentence or follows a capitalised function word is
+    inside a sentence is (a proper noun), unless it reads as a place's or an organisation's
+    (:func:`_place_or_org`); one that opens a sentence or follows a capitalised function word is
     capitalised for that reason alone ("Later revisions keep ...", "To Be Determined"), so it is a name only
     when name context follows it (``_NAME_CONTEXT_RE``: another name-like capitalised word, an initial, "et
     al.", a verb of authorship) or, opening a sentence, when the sentence is that word alone
     (``_ALONE_AFTER_RE``)."""
     opens = _sentence_start(text, start)
-    if not opens and not _after_title_case_word(text, start):
+    place = not opens and _place_or_org(text, start, end)
+    if not opens and not place and not _after_title_case_word(text, start):
         return True
     context = _NAME_CONTEXT_RE.match(text, end)
     if context is not None:
         surname = context.group(1)
-        if surname is None or name_like(surname, exclude):
+        if surname is None:
+            return True
+        if place:  # "in San Francisco": a second capitalised word does not make a place a person
+            return False
+        if name_like(surname, exclude):
             return True
         # a surname that is also a function word ("Kaiming He"): the capitalised pair ends there, not a
         # title-case run going on ("Below Is A Summary") nor a label ("Step One:")

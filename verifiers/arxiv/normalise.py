@@ -52,7 +52,7 @@ unfortunate apologies refuse decline ticket session request error trace incident
 correction corrected correcting erratum edit edited scratch oops instead rather
 denied forbidden unauthorized unauthorised unavailable blocked restricted timeout
 read compare visit consult click download page pages pdf header website site homepage scholar abstract google
-semantic
+semantic name names placeholder status available
 """.split())
 
 #: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
@@ -60,7 +60,7 @@ NON_CONTENT_WORDS: frozenset[str] = FUNCTION_WORDS | DISCOURSE_WORDS
 #: Words that are never a person's name (capitalised or not): the above plus the nouns of a citation.
 NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "paper papers preprint conference journal proceedings et al al. university institute lab team group "
-    "dr dr. prof prof. professor mr mr. mrs mrs. ms ms. sir "
+    "dr dr. prof prof. professor mr mr. mrs mrs. ms ms. sir phd ph.d. postdoc msc bsc "
     "january february march april june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday "
     "ticket request reference error session trace incident case code cut-off cutoff update updated "
