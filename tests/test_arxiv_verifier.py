@@ -265,9 +265,10 @@ def test_title_feedback_names_expected_and_found() -> None:
 
 @pytest.mark.parametrize(("output", "correct"), [
     ("Diederik P. Kingma", 1.0), ("kingma", 1.0), ("KINGMA et al.", 1.0), ("_Kingma_", 1.0),
-    ("Kingma and Ba", 1.0), ("Ba and Kingma", 1.0), ("Kingman", 0.0), ("Kingmas", 0.0), ("Jimmy Ba", 0.0),
+    ("Kingma and Ba", 1.0), ("Ba and Kingma", 0.0), ("Kingman", 0.0), ("Kingmas", 0.0), ("Jimmy Ba", 0.0),
 ])
 def test_author_last_name_as_whole_word(output: str, correct: float) -> None:
+    # "Ba and Kingma": a list names its first author first, so it offers Ba (this session's rule; was 1.0)
     g = grade("1412.6980/author", output)
     assert g.correctness == correct
     assert g.well_formed == 1.0
@@ -1095,6 +1096,24 @@ def test_event_years_stay_answers_when_nothing_else_is_given(output: str, compos
     assert grade("1412.6980/year", output).composite == composite, output
 
 
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Either 2019 or 2020, I'm not certain.", 0.75), ("Not sure — 2020 or 2019?", 0.75),
+    ("2020, but I'm not sure.", 1.0), ("I'm not sure.", 0.0), ("I don't know for certain — 2019 or 2020.", 0.75),
+])
+def test_uncertainty_with_candidates_is_hedging_not_a_refusal(output: str, composite: float) -> None:
+    assert grade(GPT3_YEAR, output).composite == composite, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Noam Shazeer, Ashish Vaswani, Niki Parmar", 0.5), ("Ashish Vaswani, Noam Shazeer, Niki Parmar", 1.0),
+    ("Shazeer, N., & Vaswani, A.", 0.5), ("Vaswani, A., Shazeer, N., & Parmar, N.", 1.0), ("Vaswani, N.", 0.5),
+    ("First author: Ashish Vaswani\nCo-authors: Noam Shazeer, Niki Parmar", 1.0),
+    ("Title: Attention Is All You Need\nFirst author: Ashish Vaswani\nOther authors: Noam Shazeer", 1.0),
+])
+def test_a_list_of_authors_names_its_first_author_first(output: str, composite: float) -> None:
+    assert grade("1706.03762/author", output).composite == composite, output
+
+
 def test_no_wait_i_was_wrong_is_a_correction() -> None:
     assert grade("1810.04805/id", "It's 1810.04805. No wait, I was wrong: it's 1810.04806.").composite == 0.5
     assert grade(GPT3_YEAR, "17.VI.2020").composite == 1.0  # a date with a Roman month still gives its year
@@ -1129,7 +1148,9 @@ def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
            "I can't access arXiv right now. For help, call 1-800-555-{y}.", "Sorry, I can't. Dial +44 20 7946 {y}.",
            "I don't know: my knowledge ends in March {y}.", "I can't browse. My last update was in {y}.",
            "I can't verify that. (Reference {y}-{n})", "Sorry, I can't access arXiv. Try again after {y}-01-01.",
-           "I can't answer that reliably. Please see our FAQ (updated {y}).",
+           "I can't answer that reliably. Please see our FAQ (updated {y}).", "Rate limit exceeded: {y} tokens/min",
+           "I can't look that up right now; I only have data up to {y}.", "Service under maintenance until {y}-06-30.",
+           "Lookup failed after {y} ms", "The service is unavailable in your region (code {y}).",
        ]))
 def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, year: int, template: str) -> None:
     assert grade(task_id, template.format(n=number, y=year)).composite == 0.0

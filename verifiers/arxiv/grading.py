@@ -79,9 +79,9 @@ MAX_OCCURRENCES = 50
 
 Verdict = tuple[float, float, str]
 
-_ROLE_AFTER = re.compile(
-    r"\s*[,(]?\s*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
-    r"|merely)\s+){0,4}(?:the|a|an)?\s*"
+_ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y" gives X no role
+    r"[ \t]*[,(]?[ \t]*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
+    r"|merely)[ \t]+){0,4}(?:the|a|an)?[ \t]*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
     r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
     r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)",
@@ -148,6 +148,12 @@ def committed_or_hedged(found: list[str], want: str, what: str, hint: str = "") 
 _ID_HIT_RE = re.compile(r"\.[0-9]{4}")
 _YEAR_HIT_RES = (re.compile(r"19[0-9]{2}"), re.compile(r"20[0-9]{2}"))
 _NUMBER_CHARS = frozenset("0123456789.")
+#: A unit right after a number makes it a quantity, not a year ("2022 tokens/min", "after 2020 ms", "$2020/month").
+_UNIT_AFTER_RE = re.compile(
+    r"[ \t]?(?:%|/[ \t]?(?:min|month|mo|s|sec|hour|hr|day|week|year|yr|token|request)s?\b|(?:ms|milliseconds?|secs?"
+    r"|seconds?|mins?|minutes?|hours?|tokens?|requests?|calls?|queries|results|words|characters|chars|bytes"
+    r"|[kmgt]i?b|usd|eur|gbp|dollars|euros|px)\b)",
+    re.IGNORECASE)
 #: The groups of an international phone number before its last one: "+", a digit, then digits, spaces, brackets
 #: and hyphens up to the candidate.
 _PHONE_BEFORE_RE = re.compile(r"\+[0-9][0-9 ()-]*\Z")
@@ -217,7 +223,7 @@ def find_years(text: str) -> list[tuple[str, int, int]]:
         while covered < n and text[covered] in _NUMBER_CHARS:
             covered += 1
         x = YEAR_RE.match(text, start)
-        if x is not None and x.end() > hit:
+        if x is not None and x.end() > hit and _UNIT_AFTER_RE.match(text, x.end()) is None:
             year = year_of(x)
             if year:
                 out.append((year, x.start(), x.end()))
@@ -539,6 +545,23 @@ def _name_start(text: str, start: int) -> int:
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
 
 
+#: An initial after the surname, in the "Surname, I." citation form.
+_INITIAL_AFTER_RE = re.compile(r",[ \t]*(?-i:([A-Z]))\.")
+#: The element of a list of names right before a name: up to four capitalised words or initials, then a comma,
+#: a semicolon, "&" or "and" (group 1: the element).
+_LIST_TAIL_RE = re.compile(
+    r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|;|&|\band\b))+[ \t]*\Z")
+
+
+def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
+    """Whether the name starting at ``start`` follows another person's name in a list ("Noam Shazeer, Ashish
+    Vaswani", "Shazeer, N., & Vaswani, A."): a list of authors names the first author first, so the later name
+    is not offered as the first author.  The element before must itself be a name (:func:`name_tokens`), not a
+    title or an initial alone."""
+    tail = _LIST_TAIL_RE.search(text, max(0, start - 60), start)
+    return tail is not None and bool(name_tokens(tail.group(1), exclude, 1))
+
+
 def _given_names_fit(given: str, first_author: str) -> bool:
     """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ") may be the
     first author's (``first_author`` as arXiv lists it): when the word right before the surname is an initial,
@@ -574,6 +597,12 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         surname_at, start = start, _name_start(text, start)
         if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
             continue  # "X. Vaswani": the same surname, another person
+        initial = _INITIAL_AFTER_RE.match(text, end)
+        if initial is not None and not _given_names_fit(initial.group(1) + ".", m.paper.first_author):
+            continue  # "Vaswani, N.": the same
+        if _listed_after_name(text, start, m.name_exclude):
+            retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
+            continue
         if not r.counts(start, end) or _ROLE_AFTER_CF.match(r, end, end + 60) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):

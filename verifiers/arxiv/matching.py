@@ -77,7 +77,7 @@ REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
     r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
-    r"|not\s+(?:sure|certain)|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
+    r"|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
     r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B"
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
@@ -93,7 +93,7 @@ _REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "
 CONTRAST_RE = re.compile(
     r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
     r"|i\s+(?:think|believe|suspect)|it\s+(?:might|may|could|should|would)\s+be|maybe|perhaps|possibly"
-    r"|probably|likely)\b",
+    r"|probably|likely)\b|\s[—–-]\s",  # a dash between spaces: "I don't know for certain — A or B"
     re.IGNORECASE,
 )
 #: Clause ends for refusals: sentence punctuation (.!?:) before a space or the end, semicolons, line breaks.
@@ -149,14 +149,15 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
-#: session/trace id, a knowledge or training cut-off ("my knowledge ends in"), an "as of" / "last updated" date,
-#: a phone number ("call", "dial", "tel").  Searched in the window
-#: before a candidate number (``$`` is the candidate's start); the label may be followed by a few linking words
-#: and by the start of the same token ("request id 7f3a-2019").
+#: session/trace id or code, a knowledge or training cut-off ("my knowledge ends in", "data up to"), an "as of" /
+#: "last updated" date, a phone number ("call", "dial", "tel"), a downtime ("maintenance until").  Searched in
+#: the window before a candidate number (``$`` is the candidate's start); the label may be followed by a few
+#: linking words and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
     r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
     r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|(?:last\s+)?updated|try\s+again|retry"
-    r"|request(?:\s+id)?|ref(?:erence)?(?:\s+(?:id|number|no\.?|code))?|ticket|error(?:\s+code)?|session(?:\s+id)?"
+    r"|request(?:\s+id)?|ref(?:erence)?(?:\s+(?:id|number|no\.?|code))?|ticket|error(?:\s+code)?|code|session(?:\s+id)?"
+    r"|data\s+(?:up\s+to|until|through|ending)|maintenance|offline|outage|unavailable|suspended"
     r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
     r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
     r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
@@ -167,7 +168,8 @@ METADATA_BEFORE_RE = re.compile(
 )
 _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
                                    "session", "trace", "incident", "case", "my ", "call", "dial", "phone", "tel",
-                                   "fax", "contact", "hotline", "ext")
+                                   "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
+                                   "unavail", "suspend")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
@@ -386,7 +388,7 @@ QUOTED_RE = re.compile(
 )  # every branch starts with a literal (the lookbehinds follow it), so ``re`` skips to the next quote in C
 _QUOTE_CHARS = "\"“‘«`*_'"
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
-_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
+_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w -]{0,20}?)[\s*_]*[:：][\s*_]*")
 _TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
                            "exact title", "the title", "final answer", "author", "first author", "name"})
 _WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
@@ -656,7 +658,8 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
 
 
 #: Labels of a paper's other fields, beyond the meta vocabulary of ``NON_CONTENT_WORDS`` ("Authors:", "Year:").
-_FIELD_WORDS = frozenset("abstract venue conference journal doi url link links pages keywords affiliation "
+_FIELD_WORDS = frozenset("co-authors coauthors co-author coauthor contributors senior corresponding additional "
+                         "abstract venue conference journal doi url link links pages keywords affiliation "
                          "affiliations category categories subject subjects citation cite bibtex date version "
                          "versions summary note notes comment comments code repository github license "
                          "institution organisation organization email status".split())

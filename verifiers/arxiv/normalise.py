@@ -50,7 +50,8 @@ candidates listing listed something someone anything anyone everything everyone 
 go going goes see get got make made take want try use used come keep put show seem feel wait done unable
 unfortunate apologies refuse decline ticket session request error trace incident code
 correction corrected correcting erratum edit edited scratch oops instead rather
-denied forbidden unauthorized unauthorised unavailable blocked restricted timeout
+denied forbidden unauthorized unauthorised unavailable blocked restricted timeout rate limit exceeded quota
+token tokens service region lookup failed failure maintenance offline outage min ms
 read compare visit consult click download page pages pdf header website site homepage scholar abstract google
 semantic name names placeholder status available
 """.split())
