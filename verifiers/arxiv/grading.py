@@ -553,13 +553,22 @@ _LIST_TAIL_RE = re.compile(
     r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|;|&|\band\b))+[ \t]*\Z")
 
 
+#: Words after which a list of authors may start ("by X, Y", "the authors are X and Y").
+_LIST_OPENERS = (" and", " by", " are", " were", " is", " was", " include", " includes")
+
+
 def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     """Whether the name starting at ``start`` follows another person's name in a list ("Noam Shazeer, Ashish
     Vaswani", "Shazeer, N., & Vaswani, A."): a list of authors names the first author first, so the later name
     is not offered as the first author.  The element before must itself be a name (:func:`name_tokens`), not a
-    title or an initial alone."""
+    title or an initial alone, and start the list (after a separator, a line break or ``_LIST_OPENERS``)."""
     tail = _LIST_TAIL_RE.search(text, max(0, start - 60), start)
-    return tail is not None and bool(name_tokens(tail.group(1), exclude, 1))
+    if tail is None:
+        return False
+    before = text[:tail.start(1)].rstrip(" \t*_")
+    if before and before[-1] not in ",;:&([\n" and not before.lower().endswith(_LIST_OPENERS):
+        return False  # the element goes on a title or a sentence before it ("... of Large Language Models, X")
+    return bool(name_tokens(tail.group(1), exclude, 1))
 
 
 def _given_names_fit(given: str, first_author: str) -> bool:
