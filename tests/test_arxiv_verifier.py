@@ -23,6 +23,7 @@ from verifiers.arxiv import (
     KINDS,
     MAX_GRADED_CHARS,
     PAPERS,
+    PARTIAL_TITLE_WEIGHT,
     ArxivApiError,
     ArxivVerifier,
     compare_facts,
@@ -34,6 +35,7 @@ from verifiers.arxiv import (
     query_url,
     validate,
 )
+from verifiers.arxiv.matching import prose_line
 from verifiers.base import DatasetError, Grade, Task, composite_score
 from verifiers.registry import get_verifier, register_verifier
 
@@ -221,14 +223,15 @@ def test_title_content_words_exclude_stop_words() -> None:
 
 
 def test_title_partial_credit_is_a_share_of_content_words_below_hedged() -> None:
-    # issue 17: partial credit is 0.4 x the share of content words (was the share itself, capped at 0.9)
+    # issue 17: partial credit is PARTIAL_TITLE_WEIGHT x the share of content words in the title's order (was
+    # the share itself, capped at 0.9)
     g = grade(BERT, "Deep Bidirectional Transformers for Language Understanding")  # 5 of 7
-    assert g.correctness == pytest.approx(0.4 * 5 / 7, abs=1e-6)
+    assert g.correctness == pytest.approx(PARTIAL_TITLE_WEIGHT * 5 / 7, abs=1e-6)
     assert g.well_formed == 1.0
     assert g.composite < 0.75
     assert "5/7" in g.feedback
     half = grade("2005.14165/title", "Language Models")  # 2 of 4 content words
-    assert half.correctness == pytest.approx(0.2)
+    assert half.correctness == pytest.approx(PARTIAL_TITLE_WEIGHT / 2)
     below = grade(BERT, "Deep Transformers")  # 2 of 7 < half
     assert (below.correctness, below.well_formed) == (0.0, 1.0)
 
@@ -262,9 +265,10 @@ def test_title_feedback_names_expected_and_found() -> None:
 
 @pytest.mark.parametrize(("output", "correct"), [
     ("Diederik P. Kingma", 1.0), ("kingma", 1.0), ("KINGMA et al.", 1.0), ("_Kingma_", 1.0),
-    ("Kingma and Ba", 1.0), ("Ba and Kingma", 1.0), ("Kingman", 0.0), ("Kingmas", 0.0), ("Jimmy Ba", 0.0),
+    ("Kingma and Ba", 1.0), ("Ba and Kingma", 0.0), ("Kingman", 0.0), ("Kingmas", 0.0), ("Jimmy Ba", 0.0),
 ])
 def test_author_last_name_as_whole_word(output: str, correct: float) -> None:
+    # "Ba and Kingma": a list names its first author first, so it offers Ba (this session's rule; was 1.0)
     g = grade("1412.6980/author", output)
     assert g.correctness == correct
     assert g.well_formed == 1.0
@@ -750,6 +754,45 @@ def test_property_no_title_or_name_scores_above_zero(task_id: str, filler: str, 
     assert grade(task_id, text).composite == 0.0
 
 
+#: ordinary English words (no surname of the pool among them): prose that names nobody
+PROSE_WORDS = ["later", "revisions", "keep", "same", "identifier", "practitioners", "often", "open", "source",
+               "implementations", "appeared", "within", "weeks", "several", "researchers", "worked", "on", "it",
+               "typically", "order", "reflects", "contribution", "beyond", "details", "method", "experiments",
+               "results", "section", "describes", "clearly", "honestly", "below", "summary", "step", "recall",
+               "practical", "tip", "impact", "ideas", "spread", "quickly", "the", "of", "and", "in", "is"]
+prose_texts = st.builds(
+    lambda sentences: " ".join(s[0].upper() + s[1:] + "." for s in sentences),
+    st.lists(st.lists(st.sampled_from(PROSE_WORDS), min_size=2, max_size=10).map(" ".join),
+             min_size=1, max_size=5))
+
+
+@pytest.mark.parametrize("output", [
+    "Later revisions keep the same identifier.", "Open source implementations appeared within weeks.",
+    "Honestly, I can't recall. Several researchers at the lab worked on it.",
+    "Typically, author order on such papers reflects contribution.", "**Answer:** _To Be Determined_",
+    "Certainly! Below Is A Summary Of My Reasoning.\n\n- Step One: Recall The Paper\n- Step Two: Recall The Authors",
+    "Attention Is All You Need",
+])
+def test_prose_and_title_case_filler_offer_no_name(output: str) -> None:
+    g = grade("1706.03762/author", output)
+    assert (g.well_formed, g.composite) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize("output", [
+    "Yoshua Bengio", "Bengio", "Bengio.", "Bengio wrote it.", "Bengio is the first author.", "Bengio et al.",
+    "Bengio, Y.", "Answer: Bengio", "**Bengio** (2014)", "By Yoshua Bengio.", "- Yoshua Bengio", "It's Bengio.",
+    "Hinton and colleagues wrote it.", "The first author is Bengio.", "Kaiming He", "X. He",
+])
+def test_a_name_opening_a_sentence_is_still_a_name(output: str) -> None:
+    assert grade("1706.03762/author", output).composite == 0.5, output
+
+
+@settings(max_examples=80, deadline=None)
+@given(task_id=st.sampled_from([tid for tid in TASK_IDS if TASKS[tid].kind == "author"]), prose=prose_texts)
+def test_property_prose_that_names_nobody_scores_zero_on_author_tasks(task_id: str, prose: str) -> None:
+    assert grade(task_id, prose).composite == 0.0, prose
+
+
 # 2. titles: exact up to normalisation; partial < hedged; a longer or another paper's title is wrong
 
 ATTENTION = "1706.03762/title"
@@ -785,6 +828,46 @@ def test_title_partial_credit_stays_below_hedged(output: str) -> None:
     for task_id in (ATTENTION, "1512.03385/title"):
         g = grade(task_id, output)
         assert g.correctness < HEDGED_CREDIT and g.composite < 0.75, (task_id, output)
+
+
+@pytest.mark.parametrize(("task_id", "output", "lower_than"), [
+    ("1512.03385/title", "Image Recognition for Deep Residual Learning", "Deep Residual Learning for Image"),
+    ("1706.03762/title", "Need You All Is Attention", "Attention, You Need"),
+    ("2005.14165/title", "Language Models are Unsupervised Multitask Learners", "Language Models are Learners"),
+])
+def test_partial_credit_counts_words_in_order_and_other_words_dilute_it(task_id: str, output: str,
+                                                                       lower_than: str) -> None:
+    assert 0.5 <= grade(task_id, output).composite < grade(task_id, lower_than).composite < 0.7
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("2006.11239/title", "Denoising Diffusion Implicit Models"), ("2006.11239/title", "Denoising Diffusion "
+                                                                 "Restoration Models"),
+    ("2005.14165/title", "Language Models are Unsupervised Multitask Learners"),
+    (BERT, "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding and Generation"),
+])
+def test_a_title_with_words_the_title_lacks_is_another_paper(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.5, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("2203.02155/title", "Training language models to follow instructions"),
+    ("1301.3781/title", "Efficient Estimation of Word Representation in Vector Space"),
+    ("1412.6980/title", "Adam: a method for stochastic optimisation"),
+])
+def test_fragments_plurals_and_british_spellings_earn_partial_credit(task_id: str, output: str) -> None:
+    assert 0.5 < grade(task_id, output).composite < 0.7, output
+
+
+@pytest.mark.parametrize("output", ["Attention Is Not All You Need", "Attention Is Never All You Need"])
+def test_a_negated_title_is_a_different_claim(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.5
+
+
+@pytest.mark.parametrize("output", [
+    "Attention Is All You Need In Speech Separation", "Attention Is All You Need For Image Captioning"])
+def test_a_title_continued_in_title_case_is_another_paper(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.5
 
 
 @pytest.mark.parametrize("output", [
@@ -841,6 +924,46 @@ def author_forms(first_author: str) -> list[str]:
 def test_author_citation_forms_for_every_paper(paper_id: str) -> None:
     for form in author_forms(PAPER_OF[paper_id].first_author):
         assert grade(f"{paper_id}/author", form).correctness == 1.0, form
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_another_initial_names_another_person_for_every_surname(paper_id: str) -> None:
+    names = PAPER_OF[paper_id].first_author.split()
+    initials = {name[0].upper() for name in names[:-1]} | {"I"}
+    other = next(c for c in "XQZVWYU" if c not in initials)
+    g = grade(f"{paper_id}/author", f"{other}. {names[-1]}")
+    assert (g.correctness, g.composite) == (0.0, 0.5), (paper_id, other)
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_a_middle_initial_after_the_given_name_is_still_the_author(paper_id: str) -> None:
+    names = PAPER_OF[paper_id].first_author.split()
+    for output in (f"{names[0]} Q. {names[-1]}", f"The first author is Prof. {names[0]} Q. {names[-1]}."):
+        assert grade(f"{paper_id}/author", output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "Jimmy Ba is the first author; Diederik Kingma is second.",
+    "The first author is Jimmy Ba of the University of Toronto, who co-wrote it with Diederik Kingma.",
+])
+def test_a_name_given_a_later_place_is_not_the_first_author(output: str) -> None:
+    assert grade("1412.6980/author", output).composite == 0.5, output
+
+
+@pytest.mark.parametrize("output", [
+    "The paper was written by a team at OpenAI in San Francisco.", "It came from Microsoft Research Asia in Beijing.",
+    "The first author was a PhD student at Stanford University working in the NLP group.", "Author: [Name]",
+])
+def test_places_organisations_and_placeholders_are_no_names(output: str) -> None:
+    assert grade("1512.03385/author", output).composite == 0.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "The first author is Yoshua Bengio from Montreal.", "Written by researchers in Yoshua Bengio's lab.",
+    "a paper from Bengio et al.", "The first author is BENGIO.",
+])
+def test_names_beside_places_are_still_names(output: str) -> None:
+    assert grade("1406.2661/author", output).composite == 0.5, output
 
 
 def test_author_surname_that_is_an_english_word_needs_a_citation_form() -> None:
@@ -947,6 +1070,70 @@ def test_refusals_with_numbers_are_evasive(task_id: str, refusal: str) -> None:
     assert "refuses" in g.feedback
 
 
+@pytest.mark.parametrize(("output", "composite"), [
+    ("1-800-555-2020", 0.0), ("+1 (415) 555-2020", 0.0), ("2020-05-28", 1.0), ("28-05-2020", 1.0),
+    ("2019-2020", 0.75), ("To my knowledge, 2020.", 1.0),
+])
+def test_phone_numbers_hold_no_year_and_dates_still_do(output: str, composite: float) -> None:
+    assert grade(GPT3_YEAR, output).composite == composite, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1512.03385/year", "2015. It won a best paper award at CVPR 2016."),
+    ("1412.6980/year", "It was submitted on 22 December 2014 and published at ICLR 2015."),
+    ("1706.03762/year", "v1: 12.06.2017; the latest revision (v7) is dated 02.08.2023."),
+])
+def test_a_year_dating_another_event_is_context_not_a_rival(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Published at ICLR 2015.", 0.5),                                  # the only year: graded as the answer
+    ("It was submitted in 2015 and published at ICLR 2014.", 0.5),     # commits to 2015 as the submission
+    ("Published at ICLR 2015; submitted 2014 or 2013.", 0.75),          # the other years still hedge
+])
+def test_event_years_stay_answers_when_nothing_else_is_given(output: str, composite: float) -> None:
+    assert grade("1412.6980/year", output).composite == composite, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Either 2019 or 2020, I'm not certain.", 0.75), ("Not sure — 2020 or 2019?", 0.75),
+    ("2020, but I'm not sure.", 1.0), ("I'm not sure.", 0.0), ("I don't know for certain — 2019 or 2020.", 0.75),
+])
+def test_uncertainty_with_candidates_is_hedging_not_a_refusal(output: str, composite: float) -> None:
+    assert grade(GPT3_YEAR, output).composite == composite, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Noam Shazeer, Ashish Vaswani, Niki Parmar", 0.5), ("Ashish Vaswani, Noam Shazeer, Niki Parmar", 1.0),
+    ("Shazeer, N., & Vaswani, A.", 0.5), ("Vaswani, A., Shazeer, N., & Parmar, N.", 1.0), ("Vaswani, N.", 0.5),
+    ("First author: Ashish Vaswani\nCo-authors: Noam Shazeer, Niki Parmar", 1.0),
+    ("Title: Attention Is All You Need\nFirst author: Ashish Vaswani\nOther authors: Noam Shazeer", 1.0),
+])
+def test_a_list_of_authors_names_its_first_author_first(output: str, composite: float) -> None:
+    assert grade("1706.03762/author", output).composite == composite, output
+
+
+def test_no_wait_i_was_wrong_is_a_correction() -> None:
+    assert grade("1810.04805/id", "It's 1810.04805. No wait, I was wrong: it's 1810.04806.").composite == 0.5
+    assert grade(GPT3_YEAR, "17.VI.2020").composite == 1.0  # a date with a Roman month still gives its year
+
+
+def test_a_negated_value_stays_negated_when_mentioned_again() -> None:
+    assert grade(GPT3_YEAR, "It was not 2005 (that's just the YYMM prefix 2005 = May 2020); it was submitted "
+                            "in 2020.").composite == 1.0
+    assert grade(GPT3_YEAR, "Not 2020 but 2019; the 2020 in its ID misleads.").composite == 0.5
+
+
+@pytest.mark.parametrize("output", [
+    "Access Denied: Error 403 Forbidden",
+    "Thanks for the question! Here's a structured approach:\n\n1. **Check the abstract page**\n2. **Read the PDF "
+    "header**\n3. **Compare with Google Scholar**",
+])
+def test_error_pages_and_lookup_steps_offer_no_title(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.0, output
+
+
 def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
     assert grade(GPT3_YEAR, "I'm not sure, but I think it was 2020.").composite == 1.0
     assert grade(GPT3_YEAR, "I can't browse the web, though I believe it was 2020.").composite == 1.0
@@ -958,6 +1145,12 @@ def test_a_refusal_followed_by_an_answer_is_graded_on_the_answer() -> None:
        template=st.sampled_from([
            "I'm sorry, I cannot answer that (request id {n}).", "I don't know; my knowledge cut-off is {y}.",
            "Unable to verify. Ticket {n}, as of {y}.", "I'm afraid I can't help. Session ID: {y}-{n}.",
+           "I can't access arXiv right now. For help, call 1-800-555-{y}.", "Sorry, I can't. Dial +44 20 7946 {y}.",
+           "I don't know: my knowledge ends in March {y}.", "I can't browse. My last update was in {y}.",
+           "I can't verify that. (Reference {y}-{n})", "Sorry, I can't access arXiv. Try again after {y}-01-01.",
+           "I can't answer that reliably. Please see our FAQ (updated {y}).", "Rate limit exceeded: {y} tokens/min",
+           "I can't look that up right now; I only have data up to {y}.", "Service under maintenance until {y}-06-30.",
+           "Lookup failed after {y} ms", "The service is unavailable in your region (code {y}).",
        ]))
 def test_property_refusals_with_numbers_score_zero(task_id: str, number: int, year: int, template: str) -> None:
     assert grade(task_id, template.format(n=number, y=year)).composite == 0.0
@@ -987,6 +1180,25 @@ def test_several_titles_are_hedging(output: str) -> None:
     assert (g.correctness, g.composite) == (HEDGED_CREDIT, 0.75), output
 
 
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1810.04805/title", 'I think it\'s "BERT: Pre-training of Deep Bidirectional Transformers for Language '
+                         'Understanding", but it might be "BERT: Bidirectional Encoder Representations".'),
+    (ATTENTION, "**Attention Is All You Need** — or maybe **Self-Attention Networks for Translation**."),
+    (ATTENTION, "1. Attention Is All You Need\n2. Transformer: Attention Networks for Translation"),
+    (GPT3_YEAR, "2020, but it might be 2019."),
+    ("1406.2661/author", "Goodfellow, though it could also be Bengio."),
+    (ATTENTION, 'I believe it\'s "Attention Is All You Need", though "Self-Attention Networks for Translation" is '
+                'also possible.'),
+    (ATTENTION, "Attention Is All You Need; alternatively, Self-Attention Networks for Translation"),
+    (ATTENTION, "Two candidates: (a) Attention Is All You Need; (b) Self-Attention Networks for Translation."),
+    (ATTENTION, "Attention Is All You Need. Another possibility is Self-Attention Networks for Translation."),
+    (ATTENTION, '"Attention Is All You Need"; I\'m not fully sure, it might instead be "Self-Attention Networks".'),
+    (ATTENTION, '"Self-Attention Networks for Translation", or maybe "Attention Is All You Need".'),
+])
+def test_alternatives_after_a_dash_a_subtitle_or_but_it_might_be_are_hedging(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.75, output
+
+
 def test_one_title_with_its_details_is_not_hedging() -> None:
     for output in ('**Title:** Attention Is All You Need\n**Authors:** Ashish Vaswani, Noam Shazeer\n**Year:** 2017',
                    '"Attention Is All You Need" by Vaswani et al. introduced the Transformer (NeurIPS 2017).',
@@ -999,6 +1211,48 @@ def test_one_title_with_its_details_is_not_hedging() -> None:
                    "Attention Is All You Need | arXiv:1706.03762",
                    "attention is all you need, 'Attention Is All You Need'"):
         assert grade(ATTENTION, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "**Attention Is All You Need**\nThis paper by Ashish Vaswani introduced the Transformer.",
+    "Attention Is All You Need\n\nIt replaced recurrence with self-attention.",
+    "Attention Is All You Need\nPublished at NeurIPS in 2017.",
+    "- Attention Is All You Need\n- It introduced the Transformer architecture.",
+    "Attention Is All You Need\nVaswani's team wrote it at Google Brain.",
+])
+def test_a_title_then_a_sentence_about_it_is_not_hedging(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", [
+    "Attention Is All You Need.\nSelf-Attention Networks for Translation.",
+    "Attention Is All You Need\nor maybe Self-Attention Networks for Translation",
+    "1. Attention Is All You Need\n2. Self-Attention Networks for Translation.",
+])
+def test_a_second_title_with_a_full_stop_is_still_hedging(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 0.75, output
+
+
+def test_prose_line_rule() -> None:
+    assert prose_line("It introduced GANs.") and prose_line("This paper by Ian Goodfellow")
+    assert prose_line("Published at NeurIPS in 2014.") and prose_line("Goodfellow's paper introduced GANs.")
+    assert not prose_line("Conditional Generative Adversarial Nets.") and not prose_line("Ian J.")
+    assert not prose_line("Self-Attention Networks for Translation") and not prose_line("Goodfellow et al.")
+    assert not prose_line("This Looks Like That: Deep Learning for Interpretable Image Recognition")
+
+
+@pytest.mark.parametrize("output", [
+    "BERT: Pre-training of Deep Bi-directional Transformers for Language Understanding",
+    "The title is BERT: Pre-Training of Deep Bi-Directional Transformers for Language Under-standing.",
+])
+def test_title_with_a_hyphen_the_title_lacks_is_the_title(output: str) -> None:
+    assert grade(BERT, output).composite == 1.0, output
+
+
+def test_title_with_hyphens_still_needs_the_whole_title() -> None:
+    assert grade(BERT, "BERT: Pre-training of Deep Bi-directional Transformers").correctness < HEDGED_CREDIT
+    assert grade(BERT, 'Not "BERT: Pre-training of Deep Bi-directional Transformers for Language '
+                       'Understanding" but "ELMo: Deep Contextualized Word Representations"').composite == 0.5
 
 
 def test_words_hyphenated_across_a_line_break_are_one_word() -> None:

@@ -17,7 +17,9 @@ retracted and do not count):
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
   other title listed with it ("A or B", list items), hedged.  A title-like answer with at least half of the
-  title's content words (in any order) earns ``PARTIAL_TITLE_WEIGHT`` x that share, at most 0.4, below hedged.
+  title's content words in the title's order, and no content word the title lacks (a title with other words,
+  "Denoising Diffusion Implicit Models", is another paper's: wrong), earns ``PARTIAL_TITLE_WEIGHT`` x that
+  share, at most 0.3 (composite 0.65), clearly below hedged.
 * **author**: correct when the first author's surname occurs in a citation form (see
   :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
   alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
@@ -26,12 +28,16 @@ retracted and do not count):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
 from verifiers.arxiv.matching import (
+    CORRECTION_AFTER_RE,
     ID_RE,
     MAX_GRADED_CHARS,
+    TITLE_RUN_RE,
+    WINDOW,
     YEAR_RE,
     CaseFree,
     PaperMatcher,
@@ -40,18 +46,21 @@ from verifiers.arxiv.matching import (
     alternative_before,
     blank,
     contains_any,
+    content_words,
     is_extended,
     item_offers,
     listed_items,
     may_be_listed,
     name_like,
     name_tokens,
+    retracted,
+    spans_dehyphenated,
     superseded,
     title_like,
     title_spans,
     year_of,
 )
-from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote
+from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote, words_of
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
 CONCISE_CHARS = 800
@@ -61,8 +70,8 @@ MAX_CHARS = 4000
 HEDGED_CREDIT = 0.5
 #: A partial title needs at least this share of the title's content words ...
 PARTIAL_TITLE_MIN_SHARE = 0.5
-#: ... and earns this times that share (at most 0.4: clearly below a hedged answer's 0.5).
-PARTIAL_TITLE_WEIGHT = 0.4
+#: ... and earns this times that share (at most 0.3, composite 0.65: clearly below a hedged answer's 0.5, 0.75).
+PARTIAL_TITLE_WEIGHT = 0.3
 
 #: At most this many occurrences of the title or the author's name are examined (bounds the work on huge,
 #: repetitive outputs; an ordinary answer has a handful).
@@ -70,23 +79,28 @@ MAX_OCCURRENCES = 50
 
 Verdict = tuple[float, float, str]
 
-_ROLE_AFTER = re.compile(
-    r"\s*[,(]?\s*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
-    r"|merely)\s+){0,4}(?:the|a|an)?\s*"
+_ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y" gives X no role
+    r"[ \t]*[,(]?[ \t]*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
+    r"|merely)[ \t]+){0,4}(?:the|a|an)?[ \t]*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
-    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first",
+    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
+    r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)",
     re.IGNORECASE,
 )
 _ROLE_BEFORE = re.compile(
-    r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
-    r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?(?:\w+\s+)?$",
+    r"(?:(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
+    r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?"
+    r"|(?:co-?wrote|co-?authored|wrote|written|worked)\s+(?:it\s+|the\s+paper\s+)?(?:together\s+)?with\s+)"
+    r"(?:\w+\s+)?$",
     re.IGNORECASE,
 )
 
 
-#: Every _ROLE_AFTER match holds one of these (its first branch ends in a role noun, its second in "first"); on
-#: ASCII text only, where no other character case-folds to their letters ("ı" does to "i", "ſ" to "s").
-_ROLE_AFTER_KEYS: tuple[str, ...] = ("author", "writer", "contributor", "first")
+#: Every _ROLE_AFTER match holds one of these (its first branch ends in a role noun, its second in "first", its
+#: third in an ordinal); on ASCII text only, where no other character case-folds to their letters ("ı" does to
+#: "i", "ſ" to "s").
+_ROLE_AFTER_KEYS: tuple[str, ...] = ("author", "writer", "contributor", "first", "second", "third", "fourth",
+                                     "fifth", "last")
 _ROLE_AFTER_CF = CaseFree(_ROLE_AFTER)
 _has_role_after_key = contains_any(_ROLE_AFTER_KEYS)
 _ROLE_BEFORE_CF = CaseFree(_ROLE_BEFORE)
@@ -103,11 +117,12 @@ def _role_after(r: Response, end: int) -> bool:
 
 
 def _role_before(r: Response, start: int) -> bool:
-    """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X").
-    Every match holds "author" (no other character case-folds to its letters), so a window without it is not
-    searched (the search tries every position of the window)."""
+    """Whether ``_ROLE_BEFORE`` gives the name at ``start`` a role other than first ("the second author is X",
+    "who co-wrote it with X").  Every match holds "author" or "with" (no other character case-folds to their
+    letters), so a window without them is not searched (the search tries every position of the window)."""
     lo = max(0, start - 40)
-    return "author" in r.text[lo:start].lower() and _ROLE_BEFORE_CF.search(r, lo, start) is not None
+    window = r.text[lo:start].lower()
+    return ("author" in window or "with" in window) and _ROLE_BEFORE_CF.search(r, lo, start) is not None
 
 
 def conciseness(n_chars: int) -> float:
@@ -149,19 +164,44 @@ def committed_or_hedged(found: list[str], want: str, what: str, hint: str = "") 
 _ID_HIT_RE = re.compile(r"\.[0-9]{4}")
 _YEAR_HIT_RES = (re.compile(r"19[0-9]{2}"), re.compile(r"20[0-9]{2}"))
 _NUMBER_CHARS = frozenset("0123456789.")
+#: A unit right after a number makes it a quantity, not a year ("2022 tokens/min", "after 2020 ms", "$2020/month").
+_UNIT_AFTER_RE = re.compile(
+    r"[ \t]?(?:%|/[ \t]?(?:min|month|mo|s|sec|hour|hr|day|week|year|yr|token|request)s?\b|(?:ms|milliseconds?|secs?"
+    r"|seconds?|mins?|minutes?|hours?|tokens?|requests?|calls?|queries|results|words|characters|chars|bytes"
+    r"|[kmgt]i?b|usd|eur|gbp|dollars|euros|px)\b)",
+    re.IGNORECASE)
+#: The groups of an international phone number before its last one: "+", a digit, then digits, spaces, brackets
+#: and hyphens up to the candidate.
+_PHONE_BEFORE_RE = re.compile(r"\+[0-9][0-9 ()-]*\Z")
 
 
 def _values(r: Response, matches: list[tuple[str, int, int]]) -> list[str]:
+    """The values of :func:`_offered`, in order."""
+    return list(_offered(r, matches))
+
+
+def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
     """Distinct values of ``matches`` (value, start, end) that count as offered answers, in order (a value is
-    checked only until one of its occurrences counts)."""
+    checked only until one of its occurrences counts); a value negated or corrected anywhere is withdrawn
+    everywhere, so a later mention of it ("not 2005 (that is just the prefix 2005)") offers it no more, unless
+    the correction restates the same value right away ("2402.03300v1, or rather 2402.03300v2")."""
     found: dict[str, tuple[int, int]] = {}
-    for value, start, end in matches:
-        if value not in found and r.counts(start, end, numeric=True):
+    withdrawn: set[str] = set()
+    for i, (value, start, end) in enumerate(matches):
+        if value in found or value in withdrawn:
+            continue
+        if r.counts(start, end, numeric=True):
             found[value] = (start, end)
+        elif retracted(r.text, start, end) and not (  # "not 2005 (the prefix 2005 ...)": stays negated, unless
+                CORRECTION_AFTER_RE.match(r.text, end, end + WINDOW)  # a correction restates it: "A v1, or rather
+                and any(v == value and s - end <= WINDOW for v, s, _ in matches[i + 1:i + 3])):  # A v2"
+            withdrawn.add(value)
+    for value in withdrawn & found.keys():
+        del found[value]
     if len(found) > 1:  # "2016. Actually, it was 2017": the first value is superseded by the later one
         starts = [start for start, _ in found.values()]
-        return [v for v, (_, end) in found.items() if not superseded(r, end, lambda: starts)]
-    return list(found)
+        return {v: span for v, span in found.items() if not superseded(r, span[1], lambda: starts)}
+    return found
 
 
 def find_ids(text: str) -> list[tuple[str, int, int]]:
@@ -188,13 +228,18 @@ def find_years(text: str) -> list[tuple[str, int, int]]:
         if hit < covered:
             continue
         start = hit
-        while start > covered and text[start - 1] in _NUMBER_CHARS:  # the whole dotted number or date
+        while start > covered and (text[start - 1].isdigit() or text[start - 1] in ".-" and start >= 2
+                                   and text[start - 2].isdigit()):  # the whole dotted or hyphenated number
             start -= 1
+        if text[start] in ".-":  # the separator after the number before, already read ("2019-2020")
+            start += 1
+        if "+" in text and _PHONE_BEFORE_RE.search(text, max(0, start - 30), start):
+            continue  # the end of an international phone number ("+44 20 7946 2017")
         covered = hit
         while covered < n and text[covered] in _NUMBER_CHARS:
             covered += 1
         x = YEAR_RE.match(text, start)
-        if x is not None and x.end() > hit:
+        if x is not None and x.end() > hit and _UNIT_AFTER_RE.match(text, x.end()) is None:
             year = year_of(x)
             if year:
                 out.append((year, x.start(), x.end()))
@@ -214,13 +259,32 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
 def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     """Years are whole-word ``19xx`` / ``20xx`` or the year of a dotted or slashed date, after skipping
     ID-shaped numbers (``2005.14165`` is not the year 2005).  One distinct year: 1 if right else 0; several
-    including the right one: 0.5; none: not well formed."""
+    including the right one: 0.5; none: not well formed.  With several, a year dating another event
+    (``_EVENT_BEFORE_RE``: a venue, a revision, an award) is context and no rival, as long as a year without
+    such a cue remains."""
     p, want = m.paper, m.year
     hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
-    found = _values(r, find_years(r.text))
-    if not found:
+    offered = _offered(r, find_years(r.text))
+    if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
+    found = list(offered)
+    if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
+        events = {v for v, (start, _) in offered.items()
+                  if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)}
+        if events and len(events) < len(found):
+            found = [v for v in found if v not in events]
     return committed_or_hedged(found, want, "year", hint)
+
+
+#: How far before a year an event other than the submission is looked for (characters).
+EVENT_WINDOW = 40
+#: A year that dates another event than the submission: publication at a venue, a later revision, an award
+#: ("published at ICLR 2015", "the latest revision (v7) is dated 02.08.2023", "best paper at CVPR 2016").
+#: Such a year is context, not a rival answer, when the response also gives a year without such a cue.
+_EVENT_BEFORE_RE = re.compile(
+    r"\b(?:published|publication|presented|appeared|accepted|revised|revision|updated|latest|version|v[2-9]"
+    r"|award|conference|proceedings|journal|venue|cvpr|iccv|eccv|iclr|icml|neurips|nips|acl|emnlp|naacl|aaai"
+    r"|ijcai|tmlr|jmlr|coling|icassp)\b[^.;!?\n]*\Z")
 
 
 def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
@@ -257,10 +321,12 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
 _QUOTES = "\"“”‘’'`*_«»"
 #: What may stand between two titles offered side by side: list separators ("A; B", "A | B", "A? B?",
 #: "A and B", "A / B"), or a line break with an optional short label ("Option 2:", "Alternative title:");
-#: quotes, brackets and spaces around them.  A comma separates unquoted titles only after a listing cue.
+#: quotes, brackets and spaces around them, and an inline enumerator ("(a) A; (b) B").  A comma separates
+#: unquoted titles only after a listing cue.
 _TITLE_GAP_RE = re.compile(
     r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?]|,|\b(?:and|or|nor|vs\.?|versus)\b|\n[ \t]*(?:[^\W\d_][\w ]{0,24}:)?)"
-    r"[\s\"“”‘’'`*_«»()\[\]]*(?:(?:and|or|maybe|perhaps|possibly|also)\s+)?[\"“‘'`*_«(\[]*")
+    r"[\s\"“”‘’'`*_«»()\[\]]*(?:(?:and|or|maybe|perhaps|possibly|also)\s+)?(?:\(?[a-h1-9][.)]\s*)?"
+    r"[\"“‘'`*_«(\[]*")
 _UNQUOTED_GAP_RE = re.compile(r"[^,]*\Z|[\s\S]*\n")  # without a listing cue: no bare comma between unquoted titles
 #: A label on the other title's line ("Option B:", "Authors:"): only one naming a title, an option or an
 #: alternative offers another title.
@@ -276,11 +342,26 @@ _ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by
 _MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
 
 
+def _reads_as_title(phrase: str) -> bool:
+    """Whether a list item or alternative reads as a title, not as a name: a title-case run of four words or
+    more with a minor word, a colon or a dash inside ("DSPy: Compiling Declarative Language Model Calls into
+    ...", "Generative Adversarial Networks for Images")."""
+    run = TITLE_RUN_RE.search(phrase)
+    if run is None:
+        return False
+    words = run.group().split()
+    return len(words) >= 4 and (any(w.lower() in _MINOR_TITLE_WORDS for w in words) or any(
+        c in run.group() for c in ":–—-"))
+
+
+_MINOR_TITLE_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs its".split())
+
+
 def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
     al.", "Diederik P. Kingma, Jimmy Ba")."""
-    if not title_like(phrase):
+    if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith("www."):  # a link, not a title
         return False
     if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
         return False
@@ -345,7 +426,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
     committed, extended, dropped = [], 0, []
-    for start, end in m.title.spans(text, r.lower)[:MAX_OCCURRENCES]:
+    own = m.title.spans(text, r.lower) or spans_dehyphenated(m.title, text, r.lower)
+    for start, end in own[:MAX_OCCURRENCES]:
         if not r.counts(start, end):
             dropped.append((start, end))
         elif is_extended(text, start, end):
@@ -391,24 +473,82 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     lower = r.lower
     # Without a content word of the title anywhere no span earns partial credit: the first span found tells all.
     spans = all_spans() if any(key in lower for key, _ in m.title_words) else title_spans(r, 1)
-    if not spans:  # title_spans left out what does not count
-        return no_answer(f"title '{title}'", "a title", r)
+    fragment = not spans  # title_spans left out what does not count; a one-line answer may still be a
+    if fragment:          # sentence-case fragment of the title
+        spans = _one_line(r) if any(key in lower for key, _ in m.title_words) else []
+        if not spans:
+            return no_answer(f"title '{title}'", "a title", r)
     total = len(m.title_words)
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
         lower = text.lower()
-    scored = sorted(((sum(1 for key, pattern in m.title_words if key in lower[s:e] and pattern.search(text, s, e)),
-                      e) for s, e in spans), key=lambda pair: -pair[0])
+    own_words = frozenset(content_words(title))
+    scored = sorted((_partial_share(m, own_words, text, lower, s, e) + (e,) for s, e in spans),
+                    key=lambda row: -row[0])
     # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
-    hits = next((h for h, e in scored if not superseded(r, e, later)), None)
-    if hits is None:
+    best = next((row for row in scored if not superseded(r, row[-1], later)), None)
+    if best is None:
         return no_answer(f"title '{title}'", "a title", r)
-    share = hits / total if total else 0.0
-    if share >= PARTIAL_TITLE_MIN_SHARE:
+    share, hits, extra, _ = best
+    if fragment and (extra or share < PARTIAL_TITLE_MIN_SHARE):  # a sentence, not a fragment of the title
+        return no_answer(f"title '{title}'", "a title", r)
+    if share >= PARTIAL_TITLE_MIN_SHARE and not extra:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
-        return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words "
-                             f"(credit {credit:.2f}), not the exact title: {quote(r.raw)}")
+        return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words in "
+                             f"order (credit {credit:.2f}), not the exact title: {quote(r.raw)}")
+    if extra and share >= PARTIAL_TITLE_MIN_SHARE:
+        return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
+                          f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+def _one_line(r: Response) -> list[tuple[int, int]]:
+    """The span of a response that is one short line (at most 20 words), whatever its words: read for partial
+    credit only, when it holds a content word of the title ("Training language models to follow
+    instructions", whose words :func:`verifiers.arxiv.matching.title_spans` takes for filler)."""
+    stripped = r.text.strip()
+    if not stripped or "\n" in stripped or len(stripped.split()) > 20:
+        return []
+    start = r.text.index(stripped)
+    return [(start, start + len(stripped))] if r.counts(start, start + len(stripped)) else []
+
+
+#: Words that turn a title-like span into a different claim when the title itself has none of them.
+_NEGATORS = frozenset({"not", "no", "never", "without", "non", "isn't", "aren't", "don't", "doesn't"})
+
+
+def _word_form(word: str) -> str:
+    """A content word with a plural "s" and the British "-isation" spelling folded ("Representation" and
+    "Representations", "optimisation" and "optimization" are one word when counting words the title lacks)."""
+    word = word.replace("isation", "ization")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _partial_share(m: PaperMatcher, own_words: frozenset[str], text: str, lower: str, start: int,
+                   end: int) -> tuple[float, int, int]:
+    """``(share, hits, extra)`` of the span ``text[start:end]`` for partial title credit: ``hits`` is the
+    longest run of the title's content words found in the span in the title's order (so scrambled words count
+    once per run: "Need You All Is Attention" has 1 of 2), ``extra`` the span's content words the title lacks
+    (a plural or a British spelling of the title's own word is not one: :func:`_word_form`),
+    and ``share`` is hits over the title's and the span's content words together (so the words of another
+    paper's title dilute it).  A span with a negator the title lacks ("Attention Is Not All You Need") has
+    share 0."""
+    span_words = frozenset(content_words(text[start:end]))
+    if any(w in _NEGATORS for w in words_of(text[start:end])) and not own_words & _NEGATORS:
+        return 0.0, 0, 0
+    positions = []
+    for key, pattern in m.title_words:
+        if key in lower[start:end]:
+            found = pattern.search(text, start, end)
+            if found is not None:
+                positions.append(found.start())
+    tails: list[int] = []  # longest increasing subsequence of the positions (patience sorting)
+    for position in positions:
+        at = bisect.bisect_left(tails, position)
+        tails[at:at + 1] = [position]
+    hits, extra = len(tails), len({_word_form(w) for w in span_words} - {_word_form(w) for w in own_words})
+    union = len(own_words) + extra
+    return (hits / union if union else 0.0), hits, extra
 
 
 def _name_start(text: str, start: int) -> int:
@@ -423,9 +563,9 @@ def _name_start(text: str, start: int) -> int:
     taken = 0
     for word in reversed(words[-3:]):
         core = word.rstrip(".")
-        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or (
-                len(core) > 1 and core.lower() in NON_NAME_WORDS):  # one capital is an initial ("Lakshya A")
-            break
+        if not (core[:1].isupper() and core.replace("-", "").isalpha()) or len(core) > 1 and (
+                core.lower() in NON_NAME_WORDS or core != word):  # one capital is an initial ("Lakshya A");
+            break  # a longer word with a full stop ends the sentence before the name ("... Models. A. Dosovitskiy")
         taken += 1
     if not taken:
         return start
@@ -433,6 +573,47 @@ def _name_start(text: str, start: int) -> int:
 
 
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
+
+
+#: An initial after the surname, in the "Surname, I." citation form.
+_INITIAL_AFTER_RE = re.compile(r",[ \t]*(?-i:([A-Z]))\.")
+#: The element of a list of names right before a name: up to four capitalised words or initials, then a comma,
+#: a semicolon, "&" or "and" (group 1: the element).
+_LIST_TAIL_RE = re.compile(
+    r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|;|&|\band\b))+[ \t]*\Z")
+
+
+#: Words after which a list of authors may start ("by X, Y", "the authors are X and Y").
+_LIST_OPENERS = (" and", " by", " are", " were", " is", " was", " include", " includes")
+
+
+def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
+    """Whether the name starting at ``start`` follows another person's name in a list ("Noam Shazeer, Ashish
+    Vaswani", "Shazeer, N., & Vaswani, A."): a list of authors names the first author first, so the later name
+    is not offered as the first author.  The element before must itself be a name (:func:`name_tokens`), not a
+    title or an initial alone, and start the list (after a separator, a line break or ``_LIST_OPENERS``)."""
+    tail = _LIST_TAIL_RE.search(text, max(0, start - 60), start)
+    if tail is None:
+        return False
+    before = text[:tail.start(1)].rstrip(" \t*_")
+    if before and before[-1] not in ",;:&([\n" and not before.lower().endswith(_LIST_OPENERS):
+        return False  # the element goes on a title or a sentence before it ("... of Large Language Models, X")
+    return bool(name_tokens(tail.group(1), exclude, 1))
+
+
+def _given_names_fit(given: str, first_author: str) -> bool:
+    """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ") may be the
+    first author's (``first_author`` as arXiv lists it): when the word right before the surname is an initial,
+    some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow", "J. Goodfellow" and
+    "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names another person, as
+    "X. He" does).  A whole given word right before the surname is not read: it may be a given name in another
+    form ("Tom" for Tomas) or the end of a title written right before the name ("... Language Models
+    Radford").  One rule for every author."""
+    words = given.split()
+    if not words or len(words[-1].rstrip(".")) != 1:
+        return True
+    initials = {word[0].casefold() for word in first_author.split()[:-1]}
+    return any(word[0].casefold() in initials for word in words)
 
 
 def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
@@ -452,7 +633,15 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
-        start = _name_start(text, start)
+        surname_at, start = start, _name_start(text, start)
+        if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
+            continue  # "X. Vaswani": the same surname, another person
+        initial = _INITIAL_AFTER_RE.match(text, end)
+        if initial is not None and not _given_names_fit(initial.group(1) + ".", m.paper.first_author):
+            continue  # "Vaswani, N.": the same
+        if _listed_after_name(text, start, m.name_exclude):
+            retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
+            continue
         if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):
@@ -462,7 +651,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1))  # noqa: E731
+        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
+            phrase)
         if _listed_rival(r, committed, offers_name):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")

@@ -16,7 +16,9 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   kind starts right after it (within ``RESTATE_REACH`` characters).  For authors also a role other than
   first ("A is the second author").
 * **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
-  list are offered together.
+  list are offered together.  A list item (or a line of a response of short lines) that reads as a sentence
+  of prose offers no other candidate: "Generative Adversarial Networks" then "It introduced GANs." is one
+  title and a remark on it (see :func:`prose_line`).
 
 Candidates are found with precompiled regular expressions; every helper takes the prepared text and
 character offsets into it.
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 
 from verifiers.arxiv.normalise import (
     DISCOURSE_WORDS,
+    FUNCTION_WORDS,
     NON_CONTENT_WORDS,
     NON_NAME_WORDS,
     fold,
@@ -48,13 +51,16 @@ ID_RE = re.compile(
     r"(?<![0-9])(?<![0-9]\.)([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])(?!\.[0-9])"
 )
 _MONTH_OR_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
-#: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots or slashes
-#: (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``).  Other dotted numbers (an arXiv ID like
-#: 2005.14165, a version 3.11.2) are skipped whole; the skip branch is possessive, so linear on long digit runs.
+#: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots, slashes
+#: or hyphens (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``, ``2017-06-12``).  Other dotted
+#: numbers (an arXiv ID like 2005.14165, a version 3.11.2) and numbers of three or more hyphenated groups that
+#: are no date (a phone number 1-800-555-2017) are skipped whole; the skip branches are possessive, so linear on
+#: long digit runs.
 YEAR_RE = re.compile(
-    r"(?<![0-9.])((?:19|20)[0-9]{2})([./])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./][0-9])"
-    r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./][0-9])"
+    r"(?<![0-9.])((?:19|20)[0-9]{2})([./-])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./-][0-9])"
+    r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./-])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./-][0-9])"
     r"|(?<![0-9])[0-9]++(?:\.[0-9]++)++(?:v[0-9]+)?"
+    r"|(?<![0-9])[0-9]++(?:-[0-9]++){2,}+"
     r"|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
 )
 
@@ -71,7 +77,7 @@ REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
     r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
-    r"|not\s+(?:sure|certain)|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
+    r"|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
     r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B"
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
@@ -87,7 +93,7 @@ _REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "
 CONTRAST_RE = re.compile(
     r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
     r"|i\s+(?:think|believe|suspect)|it\s+(?:might|may|could|should|would)\s+be|maybe|perhaps|possibly"
-    r"|probably|likely)\b",
+    r"|probably|likely)\b|\s[—–-]\s",  # a dash between spaces: "I don't know for certain — A or B"
     re.IGNORECASE,
 )
 #: Clause ends for refusals: sentence punctuation (.!?:) before a space or the end, semicolons, line breaks.
@@ -143,20 +149,27 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
-#: session/trace id, a knowledge or training cut-off, an "as of" / "last updated" date.  Searched in the window
-#: before a candidate number (``$`` is the candidate's start); the label may be followed by a few linking words
-#: and by the start of the same token ("request id 7f3a-2019").
+#: session/trace id or code, a knowledge or training cut-off ("my knowledge ends in", "data up to"), an "as of" /
+#: "last updated" date, a phone number ("call", "dial", "tel"), a downtime ("maintenance until").  Searched in
+#: the window before a candidate number (``$`` is the candidate's start); the label may be followed by a few
+#: linking words and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
     r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
-    r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|last\s+updated|updated\s+(?:in|on)"
-    r"|request(?:\s+id)?|reference\s+(?:id|number|no\.?|code)|ticket|error(?:\s+code)?|session(?:\s+id)?"
-    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?))"
-    r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|up|to|until|through|ends?|ending|my|goes"
+    r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|(?:last\s+)?updated|try\s+again|retry"
+    r"|request(?:\s+id)?|ref(?:erence)?(?:\s+(?:id|number|no\.?|code))?|ticket|error(?:\s+code)?|code|session(?:\s+id)?"
+    r"|data\s+(?:up\s+to|until|through|ending)|maintenance|offline|outage|unavailable|suspended"
+    r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
+    r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
+    r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
+    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext)"
+    r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|case|after|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
     re.IGNORECASE,
 )
-_METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "referenc", "ticket", "error",
-                                   "session", "trace", "incident", "case")
+_METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
+                                   "session", "trace", "incident", "case", "my ", "call", "dial", "phone", "tel",
+                                   "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
+                                   "unavail", "suspend")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
@@ -176,7 +189,8 @@ NEGATION_BEFORE_RE = re.compile(
 #: letter, which the run cannot hold, so giving characters back never helps a match; it only cost retries.
 CORRECTION_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
-    r"(?:no\s*[,.;:!?—–-]|nope\b|wait\b|correction\b|scratch\s+that|make\s+that"
+    r"(?:no\s*[,.;:!?—–-]|no\s+wait\b|nope\b|wait\b|correction\b|scratch\s+that|make\s+that|i\s+was\s+wrong"
+    r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
     r"|not\s+(?:right|correct)))",
@@ -272,9 +286,15 @@ def retracted(text: str, start: int, end: int) -> bool:
     return CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None
 
 
-#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B".
+#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
+#: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
+#: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b|/)"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b,?|/"
+    r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
+    r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
+    r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
+    r"(?:also|instead)\s+be)\b:?(?=\s*[\"“‘'`*_(\[]*(?-i:[A-Z0-9])))"
     r"\s*(?:(?:maybe|perhaps|possibly|probably|even)\s+)?[\"“‘'`*_(\[]*",
     re.IGNORECASE,
 )
@@ -286,7 +306,8 @@ _OPENERS = " \t\"“‘'`*_(["
 
 def joiner_before(text: str, start: int) -> int:
     """Where an alternation word right before ``start`` begins ("B or A", "B / maybe A"), or -1."""
-    head = text[max(0, start - 40):start].rstrip(_OPENERS)
+    base = max(0, start - 40)
+    head = text[base:start].rstrip(_OPENERS)
     lowered = head.lower()
     if lowered.endswith(_HEDGE_WORDS):  # one C call rules out the usual case (no hedge word, no joiner)
         for hedge in _HEDGE_WORDS:
@@ -299,7 +320,7 @@ def joiner_before(text: str, start: int) -> int:
         if lowered.endswith(joiner):
             at = len(lowered) - len(joiner)
             if joiner == "/" or at == 0 or not lowered[at - 1].isalnum():
-                return start - len(head) + at
+                return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
 _PHRASE_END_RE = re.compile(r"[.;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
@@ -327,12 +348,14 @@ _CAP_WORD_AT_START = (
 TITLE_RUN_RE = re.compile(rf"{_CAP_WORD_AT_START}(?:(?:\s+(?:{MINOR_WORD}\s+)*|\s*[:–—-]+\s*){CAP_WORD})+")
 CAP_WORD_RE = re.compile(_CAP_WORD_AT_START)
 #: The title is extended (so it names another paper) by what follows: a fused hyphen word, a subtitle after a
-#: colon, or further capitalised words (minor words allowed between); or, in lower case, a preposition and a
-#: content word ("... in speech separation").
+#: colon, or further capitalised words (minor words allowed between); "and" and one last capitalised word
+#: ("... Understanding and Generation"); or, in lower case, a preposition and a content word ("... in speech
+#: separation").
 _EXTEND_AFTER_RE = re.compile(
     rf"(?:-(?=[^\W_])|[ \t]*:[ \t]*|[ \t]+)(?:{MINOR_WORD}[ \t]+)*(?:(?:A|An|The|On)[ \t]+)?({CAP_WORD})"
     r"|[ \t]+(?:in|for|of|with|on|via|to|at|without|beyond|under|through|across|towards?|from)[ \t]+"
-    r"([^\W\d_][\w'’-]*)",
+    r"([^\W\d_][\w'’-]*)"
+    rf"|[ \t]+and[ \t]+({CAP_WORD})(?=[ \t]*(?:[.,;:!?)\]\"”’'*_\n]|\Z))",
 )
 _CAP_WORD_FULL_RE = re.compile(CAP_WORD)
 _MINOR_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs vs. its toward towards"
@@ -370,7 +393,7 @@ QUOTED_RE = re.compile(
 _QUOTE_CHARS = "\"“‘«`*_'"
 _has_quote_char = contains_any(_QUOTE_CHARS)
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
-_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w ]{0,20}?)[\s*_]*[:：][\s*_]*")
+_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w -]{0,20}?)[\s*_]*[:：][\s*_]*")
 _TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
                            "exact title", "the title", "final answer", "author", "first author", "name"})
 _WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
@@ -469,26 +492,47 @@ def in_longer_quote(text: str, start: int, end: int) -> bool:
 
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
-    inside the same quotes, a subtitle, further capitalised words or a fused prefix around it, or a preposition
-    and a content word after it."""
+    inside the same quotes, a subtitle, further capitalised words (also after capitalised minor words: "... In
+    Speech Separation") or a fused prefix around it, or a preposition and a content word after it."""
     if in_longer_quote(text, start, end):
         return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
-    if after is not None:
-        word = after.group(1) or after.group(2)
-        if word.lower() not in NON_NAME_WORDS and not word.lower().endswith(("'s", "’s")):
+    for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
+        if after is None:
+            break
+        word = after.group(1) or after.group(2) or after.group(3)
+        lowered = word.lower()
+        if lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s")):
             return True
+        if after.group(1) is None or lowered not in _MINOR_WORDS:
+            break
+        after = _EXTEND_AFTER_RE.match(text, after.end(), after.end() + WINDOW)
     return _extended_before(text, start)
 
 
+#: "A, though B is also possible": a concession word after a candidate, then (see ``_ALSO_POSSIBLE_RE``) B.
+_THOUGH_AFTER_RE = re.compile(r"[\s\"”’'`*_)\]]*[,;]?\s*(?:though|although|but|while)\s+[\"“‘'`*_(\[]*",
+                              re.IGNORECASE)
+#: What makes the phrase after a concession word an alternative: "... is also possible", "... seems likely".
+_ALSO_POSSIBLE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:is|seems|would\s+be)\s+(?:also\s+|equally\s+)?"
+                               r"(?:possible|plausible|likely|an?\s+(?:option|possibility|candidate))\b", re.IGNORECASE)
+
+
 def alternative_after(text: str, end: int, offered: Callable[[str], bool]) -> bool:
-    """Whether an alternation right after ``end`` offers another candidate (``offered(phrase)``)."""
+    """Whether an alternation right after ``end`` offers another candidate (``offered(phrase)``): a joiner
+    (``JOIN_AFTER_RE``), or a concession whose phrase is called possible too ("A, though B is also
+    possible")."""
     join = JOIN_AFTER_RE.match(text, end, end + WINDOW)
-    if join is None:
-        return False
+    conceded = join is None
+    if conceded:
+        join = _THOUGH_AFTER_RE.match(text, end, end + WINDOW)
+        if join is None:
+            return False
     rest = text[join.end(): join.end() + 300]
     stop = _PHRASE_END_RE.search(rest)
     phrase = rest[: stop.start()] if stop else rest
+    if conceded and (stop is None or _ALSO_POSSIBLE_RE.match(rest, stop.start()) is None):
+        return False
     return bool(phrase.strip()) and offered(phrase)
 
 
@@ -497,7 +541,7 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool]) ->
     at = joiner_before(text, start)
     if at < 0:
         return False
-    head = text[max(0, at - 300): at]
+    head = text[max(0, at - 300): at].rstrip(" \t,;:" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
     starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
     phrase = head[starts[-1]:] if starts else head
     phrase = phrase.strip().strip(_QUOTE_CHARS + "”’»")
@@ -586,14 +630,59 @@ def _all_lines_short(text: str) -> bool:
     return True
 
 
+#: Words that open a sentence about the answer when a lower-case word follows: subject pronouns ("It
+#: introduced GANs") and the participles of a remark on publication ("Published at NeurIPS in 2014").
+_SENTENCE_OPENERS = frozenset("it this that these those he she they we i its his her their published submitted "
+                              "released presented introduced written authored appeared proposed posted accepted"
+                              .split())
+#: A sentence's full stop: after a word of two or more letters or digits other than "al" (so not "et al." and
+#: not an initial as in "Ian J."), then only closing quotes, brackets or emphasis.
+_FULL_STOP_RE = re.compile(r"(?<![^\W_])(?!al\.)[^\W_]{2,}[.!][\s\"”’'*_)\]]*\Z", re.IGNORECASE)
+
+
+def prose_line(item: str) -> bool:
+    """Whether a list item or line ``item`` reads as a sentence of prose, not as another answer: it opens with
+    a sentence opener (``_SENTENCE_OPENERS``) followed by a lower-case word ("This paper by Ian Goodfellow
+    ...", "Published at NeurIPS in 2014."), or it ends with a full stop (``_FULL_STOP_RE``) and holds a
+    lower-case word that is not a function word ("Goodfellow's paper introduced GANs.").  A title rarely ends
+    with a full stop, and one that does is in title case ("Conditional Generative Adversarial Nets." still
+    offers a title); the cost of the rule is a sentence-case title given as an alternative with a full stop,
+    which then reads as prose."""
+    words = _WORD_RE.findall(item)
+    if len(words) >= 2 and words[0].lower() in _SENTENCE_OPENERS and words[1][:1].islower():
+        return True
+    if _FULL_STOP_RE.search(item) is None:
+        return False
+    return any(w[:1].islower() and w not in FUNCTION_WORDS for w in words)
+
+
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
     """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
-    quotes); a label other than an answer label ("Authors:", "Year:") disqualifies it."""
+    quotes); a label naming another field ("Authors:", "Year:") disqualifies it, and so does an item that
+    reads as prose (:func:`prose_line`)."""
     item = text[span[0]:span[1]]
     label = _LABEL_RE.match(item)
-    if label and label.group(1).strip().lower() not in _TITLE_LABELS:
+    if label and _field_label(label.group(1)):
         return False
-    return offered(_strip_item(item))
+    return not prose_line(item) and offered(_strip_item(item))
+
+
+#: Labels of a paper's other fields, beyond the meta vocabulary of ``NON_CONTENT_WORDS`` ("Authors:", "Year:").
+_FIELD_WORDS = frozenset("co-authors coauthors co-author coauthor contributors senior corresponding additional "
+                         "abstract venue conference journal doi url link links pages keywords affiliation "
+                         "affiliations category categories subject subjects citation cite bibtex date version "
+                         "versions summary note notes comment comments code repository github license "
+                         "institution organisation organization email status".split())
+
+
+def _field_label(label: str) -> bool:
+    """Whether a line's label (the text before its colon) names another field of the paper ("Authors",
+    "Year", "Published in", "Venue"), not an answer ("Title", "Option 2") nor the head of a title with a
+    subtitle ("DSPy: Programming, not Prompting, Foundation Models")."""
+    words = label.strip().lower().split()
+    if not words or label.strip().lower() in _TITLE_LABELS or words[0] in _TITLE_LABELS:
+        return False
+    return all(w in NON_CONTENT_WORDS or w in _FIELD_WORDS or w.isdigit() for w in words)
 
 
 def name_like(word: str, exclude: frozenset[str]) -> bool:
@@ -608,22 +697,149 @@ def name_like(word: str, exclude: frozenset[str]) -> bool:
     return len(lowered) >= 2 if lowered.isalpha() else sum(c.isalpha() for c in lowered) >= 2
 
 
+#: What may stand between a sentence's end (or a label's colon, a list marker) and its first word.
+_LEAD_CHARS = frozenset(" \t*_\"'“‘`>#")
+#: After a word, what makes it (part of) a person's name wherever it stands: another capitalised word (tested
+#: with :func:`name_like`: group 1), an initial ("Bengio, Y."; not "I", the pronoun), "et al.", "and
+#: colleagues", or a verb of authorship ("Kingma wrote it", "Kingma is the first author").
+_NAME_CONTEXT_RE = re.compile(
+    r"(?:[ \t]+|,[ \t]*)(?:(?-i:[A-HJ-Z])\.|(?-i:[A-HJ-Z])(?![^\W_])"
+    r"|(?-i:([A-Z][^\W\d_]+(?:['’-][^\W\d_]+)*)))"
+    r"|[ \t]+(?:et\.?[ \t]+al\b|(?:and|&)[ \t]+(?:colleagues|co-?authors|others|team)\b"
+    r"|(?:co-?)?(?:wrote|authored|led)\b|(?:is|was)[ \t]+(?:the[ \t]+|its[ \t]+)?(?:[a-z]+[ \t]+)?author\b)",
+    re.IGNORECASE,
+)
+#: An initial right before a word ("X. He"; not "I.", the pronoun or a numeral: "Part I. He left").
+_INITIAL_BEFORE_RE = re.compile(r"(?<![^\W_])(?-i:[A-HJ-Z])\.[ \t]*\Z")
+#: After a capitalised pair: the pair ends (no further capitalised word, no label's colon).
+_PAIR_END_RE = re.compile(r"[ \t]*(?:[.,;!?)\]\n]|\Z|[ \t]+(?-i:[a-z0-9(]))")
+#: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)").
+_ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]\n]|\((?:19|20)[0-9]{2}|\Z)")
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens a sentence, a line, a list item or what follows a label's colon
+    (markup and quotes before it skipped); the full stop of an initial ("Ian J. Goodfellow") ends none."""
+    i = start - 1
+    while i >= 0 and text[i] in _LEAD_CHARS:
+        i -= 1
+    if i < 0:
+        return True
+    c = text[i]
+    if c in "!?:;\n":
+        return True
+    if c == ".":
+        return not (i >= 1 and text[i - 1].isupper() and (i < 2 or not text[i - 2].isalpha()))
+    if c in "-•+":  # a bullet: only spaces before it on its line
+        line = text.rfind("\n", 0, i) + 1
+        return not text[line:i].strip()
+    return False
+
+
+def _after_title_case_word(text: str, start: int) -> bool:
+    """Whether the word at ``start`` follows a capitalised function word on its line that does not open a
+    sentence ("To Be Determined", "Below Is A Summary": title-case text, not a name; "It's Bengio" is not);
+    "By" attributes, so it does not count."""
+    head = text[max(0, start - 12):start]
+    if not head.endswith((" ", "\t")):
+        return False
+    words = head.split()
+    if not words or "\n" in head[head.rfind(words[-1]):]:
+        return False
+    word = words[-1].strip("*_\"'“‘")
+    if not (word[:1].isupper() and word.lower() in FUNCTION_WORDS and word.lower() != "by"):
+        return False
+    return not _sentence_start(text, head.rfind(words[-1]) + max(0, start - 12))  # "It's Bengio": capital of a start
+
+
+#: Prepositions after which a capitalised word names a place or an organisation ("a team at OpenAI in San
+#: Francisco", "came from DeepSeek-AI"), not a person, unless name context follows ("from Vaswani et al.").
+_PLACE_PREPOSITIONS = frozenset("in at from near based".split())
+
+
+def _place_or_org(text: str, start: int, end: int) -> bool:
+    """Whether the capitalised word ``text[start:end]`` reads as part of a place's or an organisation's name:
+    an acronym of up to five capitals standing alone ("the NLP group"), the word right after a place preposition
+    (``_PLACE_PREPOSITIONS``), or a word after a capitalised organisation or meta word in the same run
+    ("Microsoft Research Asia", "San Francisco" after "in")."""
+    word = text[start:end]
+    if word.endswith(("'s", "’s")) or _POSSESSIVE_NEXT_RE.match(text, end):
+        return False  # "in Yoshua Bengio's lab": a person's
+    if 2 <= len(word) <= 5 and word.isupper() and not (_CAPS_NEIGHBOUR_RE.match(text, end) or _CAPS_BEFORE_RE.search(
+            text, max(0, start - 30), start)):
+        return True  # an acronym, unless beside another word in capitals ("KAIMING HE")
+    head = text[max(0, start - 40):start]
+    if not head.endswith(" "):
+        return False
+    words = head.split()
+    if not words:
+        return False
+    previous = words[-1]
+    if previous.lower() in _PLACE_PREPOSITIONS:
+        return True
+    core = previous.rstrip(",.;:").lower()
+    if previous[:1].isupper() and previous == previous.rstrip(",.;:") and (core in NON_NAME_WORDS and
+                                                                           core not in FUNCTION_WORDS):
+        return True  # "Microsoft Research Asia": an organisation's name goes on
+    return len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
+        previous == previous.rstrip(",.;:"))  # "in San Francisco"
+
+
+_POSSESSIVE_NEXT_RE = re.compile(r"[ \t]+(?-i:[A-Z])[^\W_]*['’]s\b")
+_CAPS_NEIGHBOUR_RE = re.compile(r"[ \t]+(?-i:[A-Z][A-Z.'’-]+)\b")
+_CAPS_BEFORE_RE = re.compile(r"\b(?-i:[A-Z][A-Z.'’-]+)[ \t]+\Z")
+
+
+def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) -> bool:
+    """Whether the capitalised word ``text[start:end]`` stands where a name is offered.  A capitalised word
+    inside a sentence is (a proper noun), unless it reads as a place's or an organisation's
+    (:func:`_place_or_org`); one that opens a sentence or follows a capitalised function word is
+    capitalised for that reason alone ("Later revisions keep ...", "To Be Determined"), so it is a name only
+    when name context follows it (``_NAME_CONTEXT_RE``: another name-like capitalised word, an initial, "et
+    al.", a verb of authorship) or, opening a sentence, when the sentence is that word alone
+    (``_ALONE_AFTER_RE``)."""
+    opens = _sentence_start(text, start)
+    place = not opens and _place_or_org(text, start, end)
+    if not opens and not place and not _after_title_case_word(text, start):
+        return True
+    context = _NAME_CONTEXT_RE.match(text, end)
+    if context is not None:
+        surname = context.group(1)
+        if surname is None:
+            return True
+        if place:  # "in San Francisco": a second capitalised word does not make a place a person
+            return False
+        if name_like(surname, exclude):
+            return True
+        # a surname that is also a function word ("Kaiming He"): the capitalised pair ends there, not a
+        # title-case run going on ("Below Is A Summary") nor a label ("Step One:")
+        if surname.lower() in FUNCTION_WORDS and _PAIR_END_RE.match(text, context.end()) is not None:
+            return True
+    return opens and _ALONE_AFTER_RE.match(text, end) is not None
+
+
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 counts: Callable[[int, int], bool] | None = None) -> list[str]:
-    """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words that count
-    (``counts(start, end)``, by default: not retracted); or, for a text of at most four lower-case words, those
-    words."""
+    """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words placed as a name
+    (:func:`_placed_as_name`) that count (``counts(start, end)``, by default: not retracted); or, for a text of
+    at most four words, one of two letters or more, all lower-case or all capitalised ("ian j. goodfellow",
+    "_Kingma_"; not "Later later", a sentence), those words."""
     names: list[str] = []
     for match in CAP_WORD_RE.finditer(text):
-        if not name_like(match.group(), exclude):
-            continue
+        if name_like(match.group(), exclude):
+            if not _placed_as_name(text, match.start(), match.end(), exclude):
+                continue
+        elif match.group().lower() not in FUNCTION_WORDS or _INITIAL_BEFORE_RE.search(
+                text, max(0, match.start() - 4), match.start()) is None:
+            continue  # a surname that is also a function word names someone after an initial ("X. He")
         if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
             names.append(match.group())
             if len(names) >= limit:
                 return names
     if not names:
         words = _WORD_RE.findall(text)
-        if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and not (
+        if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
+                all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
                 {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
             names = words
     return names
@@ -896,6 +1112,32 @@ class Phrase:
                 j = lower.find(first, j + 1, i + len(first))
             i = lower.find(self.key, max(i + 1, pos))
         return out
+
+
+#: A word with hyphens inside it ("Bi-directional", "state-of-the-art").
+_COMPOUND_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+
+
+def _joined(compound: re.Match[str]) -> str:
+    word = compound.group()
+    return word.replace("-", "") + " " * word.count("-")
+
+
+def spans_dehyphenated(phrase: Phrase, text: str, lower: str) -> list[tuple[int, int]]:
+    """Spans of ``phrase`` in ``text`` read with the hyphens inside words dropped ("Bi-directional" for a
+    title's "Bidirectional": hyphenation is one of the differences normalisation ignores, see
+    :mod:`verifiers.arxiv.normalise`), for when :meth:`Phrase.spans` finds none; ``[]`` at once when even
+    the hyphen-free text lacks the phrase's key.  Each compound keeps its place (its hyphens become spaces at
+    its end), so a span starts where it does in ``text``; its end is moved to the end of the word it falls in."""
+    if "-" not in text or phrase.key not in lower.replace("-", ""):
+        return []
+    joined = _COMPOUND_RE.sub(_joined, text)
+    out = []
+    for start, end in phrase.spans(joined, joined.lower()):
+        while end < len(text) and (text[end].isalnum() or text[end] == "-" and text[end - 1].isalnum()):
+            end += 1
+        out.append((start, end))
+    return out
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,9 @@ same which who whom whose what when where why how whether while because since un
 however therefore thus hence more most less least much many few one two three first second third last
 """.split())
 
-#: Conversational filler, refusal words and the vocabulary of the questions and rubrics (meta words): text made
-#: only of these (and FUNCTION_WORDS) offers no title and no name.
+#: Conversational filler, refusal and error-page words, the vocabulary of the questions and rubrics and of
+#: looking a paper up ("check the abstract page", "compare with Google Scholar"): text made only of these (and
+#: FUNCTION_WORDS) offers no title and no name.
 DISCOURSE_WORDS: frozenset[str] = frozenset("""
 great good nice excellent interesting fascinating wonderful awesome amazing important famous well-known
 known popular influential seminal classic landmark notable question questions answer answers answered asking
@@ -49,6 +50,10 @@ candidates listing listed something someone anything anyone everything everyone 
 go going goes see get got make made take want try use used come keep put show seem feel wait done unable
 unfortunate apologies refuse decline ticket session request error trace incident code
 correction corrected correcting erratum edit edited scratch oops instead rather
+denied forbidden unauthorized unauthorised unavailable blocked restricted timeout rate limit exceeded quota
+token tokens service region lookup failed failure maintenance offline outage min ms
+read compare visit consult click download page pages pdf header website site homepage scholar abstract google
+semantic name names placeholder status available
 """.split())
 
 #: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
@@ -56,6 +61,9 @@ NON_CONTENT_WORDS: frozenset[str] = FUNCTION_WORDS | DISCOURSE_WORDS
 #: Words that are never a person's name (capitalised or not): the above plus the nouns of a citation.
 NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "paper papers preprint conference journal proceedings et al al. university institute lab team group "
+    "dr dr. prof prof. professor mr mr. mrs mrs. ms ms. sir phd ph.d. postdoc msc bsc "
+    "january february march april june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday "
     "ticket request reference error session trace incident case code cut-off cutoff update updated "
     "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
     "neurips nips icml iclr cvpr "
