@@ -1108,6 +1108,7 @@ def test_uncertainty_with_candidates_is_hedging_not_a_refusal(output: str, compo
     ("Noam Shazeer, Ashish Vaswani, Niki Parmar", 0.5), ("Ashish Vaswani, Noam Shazeer, Niki Parmar", 1.0),
     ("Shazeer, N., & Vaswani, A.", 0.5), ("Vaswani, A., Shazeer, N., & Parmar, N.", 1.0), ("Vaswani, N.", 0.5),
     ("First author: Ashish Vaswani\nCo-authors: Noam Shazeer, Niki Parmar", 1.0),
+    ("Not Noam Shazeer; Ashish Vaswani is first.", 1.0),
     ("Title: Attention Is All You Need\nFirst author: Ashish Vaswani\nOther authors: Noam Shazeer", 1.0),
 ])
 def test_a_list_of_authors_names_its_first_author_first(output: str, composite: float) -> None:
@@ -1197,6 +1198,15 @@ def test_several_titles_are_hedging(output: str) -> None:
 ])
 def test_alternatives_after_a_dash_a_subtitle_or_but_it_might_be_are_hedging(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 0.75, output
+
+
+@pytest.mark.parametrize("output", [
+    "@article{vaswani2017attention,\n  title={Attention Is All You Need},\n  author={Vaswani, Ashish and Shazeer, "
+    "Noam},\n  journal={arXiv preprint arXiv:1706.03762},\n  year={2017}\n}",
+    "- Attention Is All You Need\n- Vaswani, Ashish and Shazeer, Noam",
+])
+def test_a_bibtex_entry_or_reference_offers_one_title(output: str) -> None:
+    assert grade(ATTENTION, output).composite == 1.0, output
 
 
 def test_one_title_with_its_details_is_not_hedging() -> None:

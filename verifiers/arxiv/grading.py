@@ -339,6 +339,7 @@ _LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibi
 
 #: An attribution, not a title: "by ...", "Authors ...", "... et al.", or a name with a middle initial.
 _ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by", "from ")
+_REFERENCE_NAMES_RE = re.compile(r"[\W_]*(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t]+(?-i:[A-Z])")
 _MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
 
 
@@ -361,9 +362,11 @@ def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
     al.", "Diederik P. Kingma, Jimmy Ba")."""
-    if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith("www."):  # a link, not a title
-        return False
+    if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith(("www.", "@")):  # a link, a
+        return False  # BibTeX entry's key line ("@article{vaswani2017attention,"): no title
     if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
+        return False
+    if _REFERENCE_NAMES_RE.match(phrase):  # "Vaswani, Ashish and Shazeer, Noam": a reference's author list
         return False
     return "." not in phrase or _MIDDLE_INITIAL_RE.search(phrase) is None
 
@@ -578,9 +581,9 @@ _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
 #: An initial after the surname, in the "Surname, I." citation form.
 _INITIAL_AFTER_RE = re.compile(r",[ \t]*(?-i:([A-Z]))\.")
 #: The element of a list of names right before a name: up to four capitalised words or initials, then a comma,
-#: a semicolon, "&" or "and" (group 1: the element).
+#: "&" or "and" (group 1: the element; a semicolon separates clauses: "Not X; Y is first").
 _LIST_TAIL_RE = re.compile(
-    r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|;|&|\band\b))+[ \t]*\Z")
+    r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|&|\band\b))+[ \t]*\Z")
 
 
 #: Words after which a list of authors may start ("by X, Y", "the authors are X and Y").
@@ -598,7 +601,10 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     before = text[:tail.start(1)].rstrip(" \t*_")
     if before and before[-1] not in ",;:&([\n" and not before.lower().endswith(_LIST_OPENERS):
         return False  # the element goes on a title or a sentence before it ("... of Large Language Models, X")
-    return bool(name_tokens(tail.group(1), exclude, 1))
+    element = tail.group(1)
+    if element.split(None, 1)[0].lower() in ("not", "never", "no"):
+        return False  # "Not Peiyi Wang, Zhihong Shao": a negated name is no first author listed before
+    return bool(name_tokens(element, exclude, 1))
 
 
 def _given_names_fit(given: str, first_author: str) -> bool:

@@ -393,7 +393,7 @@ QUOTED_RE = re.compile(
 _QUOTE_CHARS = "\"“‘«`*_'"
 _has_quote_char = contains_any(_QUOTE_CHARS)
 #: A label before an answer ("Title:", "**Answer:**", "Option 2 -").
-_LABEL_RE = re.compile(r"^[\s*_]*([^\W\d_][\w -]{0,20}?)[\s*_]*[:：][\s*_]*")
+_LABEL_RE = re.compile(r"^[\s*_\"']*([^\W\d_][\w -]{0,20}?)[\s*_\"']*(?:[:：]|=[ \t]*\{?)[\s*_]*")
 _TITLE_LABELS = frozenset({"title", "answer", "paper", "option", "candidate", "maybe", "possibly", "perhaps",
                            "exact title", "the title", "final answer", "author", "first author", "name"})
 _WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
@@ -672,7 +672,9 @@ _FIELD_WORDS = frozenset("co-authors coauthors co-author coauthor contributors s
                          "abstract venue conference journal doi url link links pages keywords affiliation "
                          "affiliations category categories subject subjects citation cite bibtex date version "
                          "versions summary note notes comment comments code repository github license "
-                         "institution organisation organization email status".split())
+                         "institution organisation organization email status booktitle eprint archiveprefix "
+                         "primaryclass publisher volume number month howpublished school isbn issn series "
+                         "edition editor address".split())
 
 
 def _field_label(label: str) -> bool:
