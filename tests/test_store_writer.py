@@ -3,6 +3,7 @@ holdout traces of a variant in one transaction with the same rows as one ``start
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -55,6 +56,37 @@ def test_writes_run_in_order_in_one_thread_and_neighbours_coalesce() -> None:
         ("r1", ["first"], {}), ("r1", ["a", "b"], {"t": "2"}), ("r2", [], {}), ("r1", ["c"], {})]
     assert client.calls[2][3] == {"p": "x"} and order == ["call"]
     assert {name for name, *_ in client.calls} == {"harness-mlflow-writer"}
+
+
+def _file_write(client: Any, order: list[str], name: str) -> None:
+    order.append(name)
+
+
+def test_batches_merge_across_artifact_only_writes_but_not_across_other_calls() -> None:
+    """A run's last logging alternates files and tags (issue 18): batches merge across writes marked
+    ``artifact_only`` (and dataset inputs), never across any other call, and every write still runs once."""
+    from harness.tracking.writer import artifact_only
+
+    client = RecordingClient()
+    client.log_inputs = lambda run_id, datasets: order.append(f"inputs {len(datasets)}")  # type: ignore[attr-defined]
+    writer = StoreWriter(client)
+    order: list[str] = []
+    files = artifact_only(functools.partial(_file_write))
+    writer.log_batch("r1", metrics=[_metric("first")])  # taken at once, held by the gate
+    time.sleep(0.1)
+    writer.log_batch("r1", metrics=[_metric("a")], tags={"t": RunTag("t", "1")})
+    writer.submit_call(files, order, "table")
+    writer.log_batch("r1", tags={"t": RunTag("t", "2")})  # merged into the batch before the file write
+    writer.log_inputs("r1", ["d1"])
+    writer.log_batch("r1", metrics=[_metric("b")])  # merged too: inputs write another table
+    writer.log_inputs("r1", ["d2"])  # merged into the first inputs
+    writer.submit_call(_file_write, order, "other")  # not marked: batches after it stay after it
+    writer.log_batch("r1", metrics=[_metric("c")])
+    client.gate.set()
+    writer.close()
+    assert [(run, keys, tags) for _, run, keys, _, tags in client.calls] == [
+        ("r1", ["first"], {}), ("r1", ["a", "b"], {"t": "2"}), ("r1", ["c"], {})]
+    assert order == ["table", "inputs 2", "other"]
 
 
 def test_a_batch_never_repeats_a_param_key_nor_exceeds_mlflows_limits() -> None:

@@ -33,7 +33,7 @@ from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables, table_json
 from harness.tracking.views import compare_view_path, set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
-from harness.tracking.writer import StoreWriter
+from harness.tracking.writer import StoreWriter, artifact_only
 
 if TYPE_CHECKING:
     from harness.engine.graders import Grader
@@ -558,18 +558,22 @@ def _call_write(client: Any, write: Callable[[], Any]) -> Any:
     return write()
 
 
+@artifact_only
 def _log_text(client: Any, run_id: str, text: str, artifact_file: str) -> None:
     client.log_text(run_id, text, artifact_file)
 
 
+@artifact_only
 def _log_table(client: Any, run_id: str, table: pd.DataFrame, artifact_file: str) -> None:
     client.log_text(run_id, table_json(table), artifact_file)
 
 
+@artifact_only
 def _log_artifacts(client: Any, run_id: str, directory: str, artifact_path: str) -> None:
     client.log_artifacts(run_id, directory, artifact_path=artifact_path)
 
 
+@artifact_only
 def _log_artifact(client: Any, run_id: str, path: str, artifact_path: str) -> None:
     client.log_artifact(run_id, path, artifact_path=artifact_path)
 

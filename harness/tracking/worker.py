@@ -119,7 +119,7 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
                 writer.submit(lambda exc=exc: _raise(exc))
         elif kind == "call":
             _, fn, args, report = message
-            writer.submit(lambda fn=fn, args=args: fn(client, *args), report=report)
+            writer.submit_call(fn, *args, report=report)  # the writer's client is ``client``
         elif kind == "ask":  # a call whose result the parent waits for
             _, fn, args = message
             writer.submit(lambda fn=fn, args=args: fn(client, *args), report=False).add_done_callback(answer)
