@@ -7,8 +7,9 @@ the SQL store write a variant's traces in one session: it runs the store's own w
 trace, ``_log_spans_once`` for all spans, ``link_traces_to_run``; so every row is exactly what ``start_trace``,
 ``log_spans`` and ``MlflowClient.link_traces_to_run`` write) on a shallow copy of the store whose session factory
 hands out one open session and whose experiment lookup is read once.  The per-trace ``flush`` of
-``_start_trace_once`` is deferred, so SQLAlchemy inserts each table's rows of the whole batch with one
-``executemany`` (the next query, or the end, flushes them); the session commits once at the end.
+``_start_trace_once`` is deferred, and the ORM objects it made for the whole batch are then inserted with one Core
+``executemany`` per table (:func:`insert_pending`) instead of SQLAlchemy's unit of work; the session commits once
+at the end.
 
 This leans on private names of MLflow's SQL store (:data:`_STORE_NAMES`).  When they are missing (another MLflow
 version), the store is not a SQL store (an ``http://`` server), or the batch fails in any way (its transaction is
@@ -91,12 +92,66 @@ def _write_batch(store: Any, infos: Sequence[Any], grouped: dict[str, list[Any]]
         batch = _batch_store(store, session, experiments)
         for info in infos:
             batch._start_trace_once(info)
+        insert_pending(session)
         for location, located in grouped.items():
             batch._log_spans_once(location, located)
         if run_id:
             for ids in _chunks([info.trace_id for info in infos], MAX_LINKS_PER_CALL):
                 batch.link_traces_to_run(ids, run_id)
         session.flush()
+
+
+def _pending_rows(session: Any) -> list[tuple[Any, list[dict[str, Any]]]]:
+    """The rows of the session's pending ORM objects as ``(table, rows)`` groups, one per table and set of columns
+    given, tables in their metadata's dependency order (parents first), rows in the order they were added.
+
+    Raises:
+        _BatchAborted: an object whose mapper is not one plain table (inheritance, several tables), or with a
+            foreign key left unset (the unit of work may fill it from a relationship; MLflow's trace writers set
+            every one, and every foreign key of their tables is required).
+    """
+    from sqlalchemy import inspect
+
+    groups: dict[tuple[Any, tuple[str, ...]], list[dict[str, Any]]] = {}
+    for obj in list(session.new):
+        state = inspect(obj)
+        mapper = state.mapper
+        if mapper.inherits is not None or len(mapper.tables) != 1:
+            raise _BatchAborted(f"{type(obj).__name__} is not mapped to one table")
+        values = state.dict
+        row = {prop.columns[0].key: values[prop.key] for prop in mapper.column_attrs if prop.key in values}
+        for column in mapper.local_table.columns:  # a key the unit of work may copy from a parent object
+            if column.foreign_keys and row.get(column.key) is None:
+                raise _BatchAborted(f"{type(obj).__name__}.{column.key} is set by a relationship")
+        groups.setdefault((mapper.local_table, tuple(row)), []).append(row)
+    order = {table: index for index, table in enumerate(next(iter(groups))[0].metadata.sorted_tables)} \
+        if groups else {}
+    return sorted(((table, rows) for (table, _), rows in groups.items()), key=lambda group: order[group[0]])
+
+
+def insert_pending(session: Any) -> None:
+    """Insert the session's pending ORM objects with one Core ``INSERT`` (executemany) per table and column set,
+    then expunge them, instead of SQLAlchemy's unit-of-work flush: the same rows (the columns' defaults apply
+    alike; every foreign key is set on the objects themselves, which :func:`_pending_rows` checks), without its
+    per-object bookkeeping, which was the largest part of a batch's CPU (issue 18).  With MLflow's opt-in SQL trace
+    rollups on, the session is flushed as usual (those writers keep ORM state of their own).
+
+    Raises:
+        _BatchAborted: see :func:`_pending_rows` (nothing was inserted).
+    """
+    from mlflow.store.tracking.utils.sql_trace_rollups import rollups_enabled
+    from sqlalchemy import insert
+
+    if rollups_enabled():
+        session.flush()
+        return
+    pending = list(session.new)
+    groups = _pending_rows(session)
+    for obj in pending:
+        if obj in session:  # expunging a trace info expunges its tags, metadata and assessments too (cascade)
+            session.expunge(obj)
+    for table, rows in groups:
+        session.execute(insert(table), rows)
 
 
 def _by_location(infos: Sequence[Any], spans: Sequence[Any]) -> dict[str, list[Any]]:
@@ -148,4 +203,4 @@ def write_trace_batch(tracing: Any, infos: Sequence[Any], spans: Sequence[Any] =
     return "each"
 
 
-__all__ = ["MAX_LINKS_PER_CALL", "write_trace_batch"]
+__all__ = ["MAX_LINKS_PER_CALL", "insert_pending", "write_trace_batch"]
