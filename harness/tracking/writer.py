@@ -104,11 +104,15 @@ class StoreWriter:
         client: the ``mlflow.MlflowClient`` the writes go through.
         log_inputs: how a run's dataset inputs are written, ``(run_id, datasets)``; default
             ``client.log_inputs`` (the tracker wraps it in its duplicate-insert retry).
+        log_batch: how a coalesced batch is written, ``(run_id, metrics=, params=, tags=)``; default
+            ``client.log_batch`` (the tracker's: :func:`harness.tracking.trace_batch.log_batch_one_session`).
     """
 
-    def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None) -> None:
+    def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None,
+                 log_batch: Callable[..., None] | None = None) -> None:
         self._client = client
         self._log_inputs = log_inputs or (lambda run_id, datasets: client.log_inputs(run_id, datasets=datasets))
+        self._log_batch = log_batch or client.log_batch
         self._queue: deque[_Op] = deque()
         self._cond = threading.Condition()
         self._submitted = 0
@@ -238,8 +242,8 @@ class StoreWriter:
 
     def _run(self, op: _Op) -> None:
         if isinstance(op, _Batch):
-            self._client.log_batch(op.run_id, metrics=op.metrics, params=list(op.params.values()),
-                                   tags=list(op.tags.values()))
+            self._log_batch(op.run_id, metrics=op.metrics, params=list(op.params.values()),
+                            tags=list(op.tags.values()))
         elif isinstance(op, _Inputs):
             self._log_inputs(op.run_id, op.datasets)
         else:
