@@ -11,6 +11,9 @@ hands out one open session and whose experiment lookup is read once.  The per-tr
 ``executemany`` per table (:func:`insert_pending`) instead of SQLAlchemy's unit of work; the session commits once
 at the end.
 
+The same one-session store copy writes the run's key-value batches (:func:`log_batch_one_session`): MLflow's own
+``log_batch`` in one session instead of four.
+
 This leans on private names of MLflow's SQL store (:data:`_STORE_NAMES`).  When they are missing (another MLflow
 version), the store is not a SQL store (an ``http://`` server), or the batch fails in any way (its transaction is
 rolled back as a whole), the public calls write the same facts instead (one ``start_trace`` per trace, one
