@@ -71,3 +71,18 @@ def test_xgrade_heatmap_png(tmp_path: Path) -> None:
     assert_png(xgrade_heatmap_png(matrix * 0, tmp_path / "zeros.png"))  # all-zero deltas still centre at 0
     with pytest.raises(ValueError, match="empty"):
         xgrade_heatmap_png(pd.DataFrame(), tmp_path / "none.png")
+
+
+def test_png_compression_level_keeps_every_pixel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast zlib level (issue 18) writes the very pixels Pillow's default level writes."""
+    from PIL import Image
+
+    from harness.analysis import plots
+
+    fast = holdout_per_task_png(holdout_frame(16), tmp_path / "fast.png")
+    monkeypatch.setattr(plots, "PNG_COMPRESS_LEVEL", 6)  # Pillow's default
+    default = holdout_per_task_png(holdout_frame(16), tmp_path / "default.png")
+    assert fast.read_bytes() != default.read_bytes()  # another encoding ...
+    with Image.open(fast) as a, Image.open(default) as b:  # ... of the same image
+        assert a.size == b.size and a.mode == b.mode
+        assert np.array_equal(np.asarray(a), np.asarray(b))

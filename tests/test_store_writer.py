@@ -3,6 +3,7 @@ holdout traces of a variant in one transaction with the same rows as one ``start
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -55,6 +56,37 @@ def test_writes_run_in_order_in_one_thread_and_neighbours_coalesce() -> None:
         ("r1", ["first"], {}), ("r1", ["a", "b"], {"t": "2"}), ("r2", [], {}), ("r1", ["c"], {})]
     assert client.calls[2][3] == {"p": "x"} and order == ["call"]
     assert {name for name, *_ in client.calls} == {"harness-mlflow-writer"}
+
+
+def _file_write(client: Any, order: list[str], name: str) -> None:
+    order.append(name)
+
+
+def test_batches_merge_across_artifact_only_writes_but_not_across_other_calls() -> None:
+    """A run's last logging alternates files and tags (issue 18): batches merge across writes marked
+    ``artifact_only`` (and dataset inputs), never across any other call, and every write still runs once."""
+    from harness.tracking.writer import artifact_only
+
+    client = RecordingClient()
+    client.log_inputs = lambda run_id, datasets: order.append(f"inputs {len(datasets)}")  # type: ignore[attr-defined]
+    writer = StoreWriter(client)
+    order: list[str] = []
+    files = artifact_only(functools.partial(_file_write))
+    writer.log_batch("r1", metrics=[_metric("first")])  # taken at once, held by the gate
+    time.sleep(0.1)
+    writer.log_batch("r1", metrics=[_metric("a")], tags={"t": RunTag("t", "1")})
+    writer.submit_call(files, order, "table")
+    writer.log_batch("r1", tags={"t": RunTag("t", "2")})  # merged into the batch before the file write
+    writer.log_inputs("r1", ["d1"])
+    writer.log_batch("r1", metrics=[_metric("b")])  # merged too: inputs write another table
+    writer.log_inputs("r1", ["d2"])  # merged into the first inputs
+    writer.submit_call(_file_write, order, "other")  # not marked: batches after it stay after it
+    writer.log_batch("r1", metrics=[_metric("c")])
+    client.gate.set()
+    writer.close()
+    assert [(run, keys, tags) for _, run, keys, _, tags in client.calls] == [
+        ("r1", ["first"], {}), ("r1", ["a", "b"], {"t": "2"}), ("r1", ["c"], {})]
+    assert order == ["table", "inputs 2", "other"]
 
 
 def test_a_batch_never_repeats_a_param_key_nor_exceeds_mlflows_limits() -> None:
@@ -239,3 +271,40 @@ def test_a_dataset_the_worker_cannot_build_fails_the_run_at_its_end(mlflow_store
         tracker.set_tags({"after": "the failure"})  # still written
     run = mlflow.MlflowClient().get_run(str(tracker.run_id))
     assert run.info.status == "FAILED" and run.data.tags["after"] == "the failure"
+
+
+def _run_rows(db: str, run_id: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows run ``run_id`` owns in MLflow's run tables, its id left out (two runs compare equal)."""
+    import sqlite3
+
+    out = {}
+    with sqlite3.connect(db) as connection:
+        for table in ("params", "metrics", "latest_metrics", "tags"):
+            cursor = connection.execute(f"SELECT * FROM {table} WHERE run_uuid = ?", (run_id,))
+            names = [d[0] for d in cursor.description]
+            out[table] = sorted(tuple((n, v) for n, v in zip(names, row, strict=True) if n != "run_uuid")
+                                for row in cursor.fetchall())
+        out["runs"] = [connection.execute("SELECT name, status FROM runs WHERE run_uuid = ?", (run_id,)).fetchone()]
+    return out
+
+
+def test_log_batch_in_one_session_writes_the_rows_log_batch_writes(mlflow_store: str) -> None:
+    """Issue 18: the writer's batches go through MLflow's own ``log_batch`` in one session; the rows are those of
+    ``MlflowClient.log_batch`` (params, metrics, latest metrics, tags, a tag set again, the run name), and a batch
+    MLflow refuses is refused the same way."""
+    from mlflow.exceptions import MlflowException
+
+    from harness.tracking.trace_batch import log_batch_one_session
+
+    client = mlflow.MlflowClient()
+    experiment_id = client.create_experiment("one-session")
+    runs = [client.create_run(experiment_id).info.run_id for _ in range(2)]
+    for write, run_id in ((client.log_batch, runs[0]), (functools.partial(log_batch_one_session, client), runs[1])):
+        write(run_id, metrics=[Metric("m", 0.5, 10, 0), Metric("m", 0.75, 11, 1), Metric("n", 1.0, 10, 0)],
+              params=[Param("p", "1")], tags=[RunTag("t", "a"), RunTag("mlflow.runName", "named")])
+        write(run_id, metrics=[Metric("m", 0.25, 12, 2)], tags=[RunTag("t", "b")])  # a tag set again
+        with pytest.raises(MlflowException):
+            write(run_id, params=[Param("p", "2")])  # a param changed: refused by both
+    db = mlflow_store.removeprefix("sqlite:///")
+    assert _run_rows(db, runs[1]) == _run_rows(db, runs[0])
+    assert _run_rows(db, runs[0])["runs"] == [("named", "RUNNING")]

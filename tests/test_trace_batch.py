@@ -127,6 +127,53 @@ def test_a_batch_writes_the_rows_mlflows_public_calls_write(mlflow_store: str, f
     assert all({a.name for a in t.info.assessments} >= {"verifier", "keyword"} for t in traces)
 
 
+def _table_counts(db: Path) -> dict[str, int]:
+    """Rows in every table of the store."""
+    with sqlite3.connect(db) as connection:
+        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: connection.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0] for table in tables}
+
+
+def test_a_batch_adds_rows_to_the_tables_the_public_calls_add_to_and_no_other(mlflow_store: str,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the trace tables compared above: the one-transaction write (its ORM rows inserted with Core
+    executemany, ``trace_batch.insert_pending``) adds as many rows to every table of the store as the public calls."""
+    client = mlflow.MlflowClient()
+    tracing = TracingClient(mlflow_store)
+    db = Path(mlflow_store.removeprefix("sqlite:///"))
+    records = _records(6)
+    deltas = []
+    for name, fallback in (("public", True), ("batched", False)):
+        experiment_id, run_id, _ = _experiment(client, name)
+        before = _table_counts(db)
+        with monkeypatch.context() as patch:
+            if fallback:
+                patch.setattr(trace_batch, "_STORE_NAMES", ("_no_such_method",))
+            assert _write(tracing, experiment_id, run_id, records) == ("each" if fallback else "batch")
+        after = _table_counts(db)
+        deltas.append({table: after[table] - before.get(table, 0) for table in after
+                       if after[table] != before.get(table, 0)})
+    assert deltas[0] == deltas[1]
+    assert {"trace_info", "trace_tags", "trace_request_metadata", "assessments", "spans"} <= set(deltas[0])
+
+
+def test_insert_pending_refuses_an_object_whose_foreign_key_a_relationship_would_fill(mlflow_store: str) -> None:
+    """A child added only through its parent's relationship (the unit of work would copy the parent's key into
+    it) is refused before anything is inserted, so the batch falls back to MLflow's public calls."""
+    from mlflow.store.tracking.dbmodels.models import SqlTraceInfo, SqlTraceTag
+
+    store = TracingClient(mlflow_store).store
+    experiment_id = mlflow.MlflowClient().create_experiment("fk")
+    with store.ManagedSessionMaker(read_only=False) as session:
+        info = SqlTraceInfo(request_id="tr-fk", experiment_id=experiment_id, timestamp_ms=0, status="OK")
+        info.tags = [SqlTraceTag(key="k", value="v")]  # no request_id of its own
+        session.add(info)
+        with pytest.raises(trace_batch._BatchAborted, match="relationship"):
+            trace_batch.insert_pending(session)
+        session.rollback()
+    assert not _table_counts(Path(mlflow_store.removeprefix("sqlite:///")))["trace_info"]
+
+
 def test_a_batch_that_meets_a_taken_trace_id_is_rolled_back_and_written_by_the_public_calls(
         mlflow_store: str) -> None:
     client = mlflow.MlflowClient()

@@ -23,6 +23,9 @@ CORRECTNESS_COLOURS: dict[str, str] = {"correct": "#009E73", "partial": "#E69F00
                                        "unscored": "#999999"}
 VARIANT_MARKERS: dict[str, str] = {"baseline": "o", "evolved": "D"}
 DPI = 120
+#: zlib level of the PNG files: 1 instead of Pillow's 6 gives the same pixels in files about 8 % larger, and cuts
+#: a 16-task holdout chart's CPU by about 30 % (0.52 -> 0.37 s; the encoding at level 6 was 0.23 s of it; issue 18)
+PNG_COMPRESS_LEVEL = 1
 
 
 def correctness_band(value: float) -> str:
@@ -48,7 +51,7 @@ def _save(fig: Figure, path: str | Path) -> Path:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig)
-    fig.savefig(out, format="png", dpi=DPI)
+    fig.savefig(out, format="png", dpi=DPI, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     return out
 
 

@@ -13,6 +13,7 @@ KILLED by the next command.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -31,9 +32,10 @@ from harness.artifacts import ERROR_TEXT, HOLDOUT_EXPERIMENT_SUFFIX, TAG_DESCRIP
 from harness.messages import redact_text
 from harness.tracking.store import retry_duplicate_insert
 from harness.tracking.tables import LoggedTables, table_json
+from harness.tracking.trace_batch import log_batch_one_session
 from harness.tracking.views import compare_view_path, set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
-from harness.tracking.writer import StoreWriter
+from harness.tracking.writer import StoreWriter, artifact_only
 
 if TYPE_CHECKING:
     from harness.engine.graders import Grader
@@ -205,7 +207,8 @@ class MlflowTracker:
                 self._writer = ProcessWriter(str(client.tracking_uri), getattr(client, "_registry_uri", None))
             else:
                 self._writer = StoreWriter(self._store(), log_inputs=lambda run_id, datasets: retry_duplicate_insert(
-                    lambda: self._store().log_inputs(run_id, datasets=datasets)))
+                    lambda: self._store().log_inputs(run_id, datasets=datasets)),
+                    log_batch=functools.partial(log_batch_one_session, self._store()))
         return self._writer
 
     @property
@@ -558,18 +561,22 @@ def _call_write(client: Any, write: Callable[[], Any]) -> Any:
     return write()
 
 
+@artifact_only
 def _log_text(client: Any, run_id: str, text: str, artifact_file: str) -> None:
     client.log_text(run_id, text, artifact_file)
 
 
+@artifact_only
 def _log_table(client: Any, run_id: str, table: pd.DataFrame, artifact_file: str) -> None:
     client.log_text(run_id, table_json(table), artifact_file)
 
 
+@artifact_only
 def _log_artifacts(client: Any, run_id: str, directory: str, artifact_path: str) -> None:
     client.log_artifacts(run_id, directory, artifact_path=artifact_path)
 
 
+@artifact_only
 def _log_artifact(client: Any, run_id: str, path: str, artifact_path: str) -> None:
     client.log_artifact(run_id, path, artifact_path=artifact_path)
 
@@ -617,12 +624,12 @@ def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name
             tags[TAG_DESCRIPTION] = _evaluation_description(variant, run_id, run_name) + (
                 f"\n[Baseline vs evolved, per task]({compare_view_path(experiment_id, eval_run, baseline)}): "
                 "this run's traces beside the baseline run's, with every grader's score.\n")
-        client.log_batch(eval_run, metrics=metrics, tags=[RunTag(k, v) for k, v in tags.items()])
+        log_batch_one_session(client, eval_run, metrics=metrics, tags=[RunTag(k, v) for k, v in tags.items()])
     except BaseException:
         client.set_terminated(eval_run, "FAILED")
         raise
     client.set_terminated(eval_run, "FINISHED")
-    client.log_batch(run_id, tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
+    log_batch_one_session(client, run_id, tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
 
 
 def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: str,

@@ -24,6 +24,7 @@ KILLED later, as before.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import threading
@@ -84,10 +85,12 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
     import mlflow
 
     from harness.tracking.store import retry_duplicate_insert
+    from harness.tracking.trace_batch import log_batch_one_session
 
     client = mlflow.MlflowClient(tracking_uri=tracking_uri, registry_uri=registry_uri)
     writer = StoreWriter(client, log_inputs=lambda run_id, datasets: retry_duplicate_insert(
-        lambda: client.log_inputs(run_id, datasets=datasets)))
+        lambda: client.log_inputs(run_id, datasets=datasets)),
+        log_batch=functools.partial(log_batch_one_session, client))
     send_lock = threading.Lock()
 
     def reply(message: tuple[Any, ...]) -> None:
@@ -119,7 +122,7 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
                 writer.submit(lambda exc=exc: _raise(exc))
         elif kind == "call":
             _, fn, args, report = message
-            writer.submit(lambda fn=fn, args=args: fn(client, *args), report=report)
+            writer.submit_call(fn, *args, report=report)  # the writer's client is ``client``
         elif kind == "ask":  # a call whose result the parent waits for
             _, fn, args = message
             writer.submit(lambda fn=fn, args=args: fn(client, *args), report=False).add_done_callback(answer)

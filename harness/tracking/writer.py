@@ -8,8 +8,10 @@ compete, and the main thread only enqueues them (microseconds).
 
 Consecutive key-value writes to one run are coalesced into one ``MlflowClient.log_batch`` (one transaction), and
 consecutive dataset inputs into one ``log_inputs``, within MLflow's batch limits; any other write is a function
-run as it is.  A failed write does not stop the later ones: the errors are kept and :meth:`StoreWriter.close`
-raises the first.
+run as it is.  Writes marked :func:`artifact_only` (files: texts, tables, plots) do not separate neighbours: a
+batch queued after one is merged into the batch queued before it, since neither reads the other's data (issue 18:
+a run's last logging alternates tables and metrics, and each ``log_batch`` costs SQLAlchemy several sessions).
+A failed write does not stop the later ones: the errors are kept and :meth:`StoreWriter.close` raises the first.
 """
 
 from __future__ import annotations
@@ -23,10 +25,19 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: the attribute :func:`artifact_only` sets on a write function
+ARTIFACT_ONLY = "harness_artifact_only"
 #: MLflow's limits for one ``log_batch`` (``mlflow.utils.validation``): entities in all, params, tags
 MAX_BATCH_ENTITIES = 1000
 MAX_BATCH_PARAMS = 100
 MAX_BATCH_TAGS = 100
+
+
+def artifact_only(fn: Callable[..., T]) -> Callable[..., T]:
+    """Mark the write ``fn(client, *args)`` as one that writes a run's artifact files only, never reading or writing
+    its params, metrics, tags, inputs or status, so queued batches may be merged across it; returns ``fn``."""
+    setattr(fn, ARTIFACT_ONLY, True)
+    return fn
 
 
 @dataclass
@@ -72,11 +83,13 @@ class _Inputs:
 @dataclass
 class _Call:
     """Any other write: ``function()``, its result or exception set on ``future``; ``report``: its exception is
-    also raised by :meth:`StoreWriter.close` (nobody waits on the future of a deferred write)."""
+    also raised by :meth:`StoreWriter.close` (nobody waits on the future of a deferred write); ``artifact_only``:
+    it writes files only (:func:`artifact_only`), so batches merge across it."""
 
     function: Callable[[], Any]
     report: bool = True
     future: Future[Any] = field(default_factory=Future)
+    artifact_only: bool = False
 
 
 _Op = _Batch | _Inputs | _Call
@@ -91,11 +104,15 @@ class StoreWriter:
         client: the ``mlflow.MlflowClient`` the writes go through.
         log_inputs: how a run's dataset inputs are written, ``(run_id, datasets)``; default
             ``client.log_inputs`` (the tracker wraps it in its duplicate-insert retry).
+        log_batch: how a coalesced batch is written, ``(run_id, metrics=, params=, tags=)``; default
+            ``client.log_batch`` (the tracker's: :func:`harness.tracking.trace_batch.log_batch_one_session`).
     """
 
-    def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None) -> None:
+    def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None,
+                 log_batch: Callable[..., None] | None = None) -> None:
         self._client = client
         self._log_inputs = log_inputs or (lambda run_id, datasets: client.log_inputs(run_id, datasets=datasets))
+        self._log_batch = log_batch or client.log_batch
         self._queue: deque[_Op] = deque()
         self._cond = threading.Condition()
         self._submitted = 0
@@ -126,10 +143,10 @@ class StoreWriter:
 
         self.log_inputs(run_id, [dataset_input(frame, name, context, digest, source)])
 
-    def submit(self, function: Callable[[], T], *, report: bool = True) -> Future[T]:
+    def submit(self, function: Callable[[], T], *, report: bool = True, artifact_only: bool = False) -> Future[T]:
         """Queue ``function`` (a write through this store); returns its future (result or exception).  With
-        ``report``, its exception is also raised by :meth:`close`."""
-        call = _Call(function, report)
+        ``report``, its exception is also raised by :meth:`close`; ``artifact_only``: see :func:`artifact_only`."""
+        call = _Call(function, report, artifact_only=artifact_only)
         self._put(call)
         return call.future
 
@@ -144,7 +161,7 @@ class StoreWriter:
     def submit_call(self, fn: Callable[..., Any], *args: Any, report: bool = True) -> None:
         """Queue ``fn(client, *args)`` (``client``: this writer's); with ``report``, its exception is raised by
         :meth:`close` (the interface :class:`harness.tracking.worker.ProcessWriter` shares)."""
-        self.submit(lambda: fn(self._client, *args), report=report)
+        self.submit(lambda: fn(self._client, *args), report=report, artifact_only=getattr(fn, ARTIFACT_ONLY, False))
 
     def call_with(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(client, *args)`` run after every write queued before it; returns its result.
@@ -225,8 +242,8 @@ class StoreWriter:
 
     def _run(self, op: _Op) -> None:
         if isinstance(op, _Batch):
-            self._client.log_batch(op.run_id, metrics=op.metrics, params=list(op.params.values()),
-                                   tags=list(op.tags.values()))
+            self._log_batch(op.run_id, metrics=op.metrics, params=list(op.params.values()),
+                            tags=list(op.tags.values()))
         elif isinstance(op, _Inputs):
             self._log_inputs(op.run_id, op.datasets)
         else:
@@ -237,15 +254,27 @@ class StoreWriter:
                 raise
 
 
+def _merge_into(merged: list[tuple[_Op, int]], op: _Batch | _Inputs) -> bool:
+    """Merge ``op`` into the nearest earlier op of its kind in ``merged`` when only artifact-only calls and ops of
+    the other kind (batches and inputs write different tables) lie between them; returns whether it did."""
+    for index in range(len(merged) - 1, -1, -1):
+        earlier, count = merged[index]
+        if type(earlier) is type(op):
+            if earlier.absorb(op):  # type: ignore[union-attr, arg-type]
+                merged[index] = (earlier, count + 1)
+                return True
+            return False
+        if isinstance(earlier, _Call) and not earlier.artifact_only:
+            return False
+    return False
+
+
 def _coalesce(ops: Sequence[_Op]) -> list[tuple[_Op, int]]:
-    """``ops`` with each run of mergeable neighbours (batches, inputs) merged: (op, how many ops it stands for)."""
+    """``ops`` with mergeable batches and inputs merged (:func:`_merge_into`): (op, how many ops it stands for)."""
     merged: list[tuple[_Op, int]] = []
     for op in ops:
-        if merged and not isinstance(op, _Call):
-            last, count = merged[-1]
-            if type(last) is type(op) and last.absorb(op):  # type: ignore[union-attr, arg-type]
-                merged[-1] = (last, count + 1)
-                continue
+        if not isinstance(op, _Call) and _merge_into(merged, op):
+            continue
         if isinstance(op, _Batch):  # a copy: absorbing into it must not change what the caller queued
             op = _Batch(op.run_id, list(op.metrics), dict(op.params), dict(op.tags))
         elif isinstance(op, _Inputs):
@@ -254,4 +283,4 @@ def _coalesce(ops: Sequence[_Op]) -> list[tuple[_Op, int]]:
     return merged
 
 
-__all__ = ["MAX_BATCH_ENTITIES", "MAX_BATCH_PARAMS", "MAX_BATCH_TAGS", "StoreWriter"]
+__all__ = ["ARTIFACT_ONLY", "MAX_BATCH_ENTITIES", "MAX_BATCH_PARAMS", "MAX_BATCH_TAGS", "StoreWriter", "artifact_only"]
