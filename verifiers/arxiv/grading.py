@@ -486,7 +486,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         text = blank(text, dropped)
         lower = text.lower()
     own_words = frozenset(content_words(title))
-    scored = sorted((_partial_share(m, own_words, text, lower, s, e) + (e,) for s, e in spans),
+    own_forms = frozenset(_word_form(w) for w in own_words)  # once per grade, not once per span
+    scored = sorted((_partial_share(m, own_words, own_forms, text, lower, s, e) + (e,) for s, e in spans),
                     key=lambda row: -row[0])
     # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
     best = next((row for row in scored if not superseded(r, row[-1], later)), None)
@@ -527,12 +528,13 @@ def _word_form(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _partial_share(m: PaperMatcher, own_words: frozenset[str], text: str, lower: str, start: int,
-                   end: int) -> tuple[float, int, int]:
+def _partial_share(m: PaperMatcher, own_words: frozenset[str], own_forms: frozenset[str], text: str, lower: str,
+                   start: int, end: int) -> tuple[float, int, int]:
     """``(share, hits, extra)`` of the span ``text[start:end]`` for partial title credit: ``hits`` is the
     longest run of the title's content words found in the span in the title's order (so scrambled words count
     once per run: "Need You All Is Attention" has 1 of 2), ``extra`` the span's content words the title lacks
-    (a plural or a British spelling of the title's own word is not one: :func:`_word_form`),
+    (a plural or a British spelling of the title's own word is not one: :func:`_word_form`; ``own_forms`` are
+    the title's words in that form),
     and ``share`` is hits over the title's and the span's content words together (so the words of another
     paper's title dilute it).  A span with a negator the title lacks ("Attention Is Not All You Need") has
     share 0."""
@@ -549,7 +551,7 @@ def _partial_share(m: PaperMatcher, own_words: frozenset[str], text: str, lower:
     for position in positions:
         at = bisect.bisect_left(tails, position)
         tails[at:at + 1] = [position]
-    hits, extra = len(tails), len({_word_form(w) for w in span_words} - {_word_form(w) for w in own_words})
+    hits, extra = len(tails), len({_word_form(w) for w in span_words} - own_forms)
     union = len(own_words) + extra
     return (hits / union if union else 0.0), hits, extra
 
