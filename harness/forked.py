@@ -4,7 +4,8 @@ A worker forked from a run must not act on the signals a terminal sends the whol
 SIGINT, SIGHUP when the terminal closes): the run decides what happens, and the worker finishes what it was sent.
 SIGTERM, sent to one process, keeps its default action, so ``Process.terminate`` (multiprocessing's clean-up of
 daemon workers at exit) still ends a worker.  A worker also notices when the run is gone, and hands its exceptions
-back in a form that survives pickling.
+back in a form that survives pickling.  A worker that has handed back everything it was asked for is reaped
+later (:func:`reap_later`): the run does not wait for its exit.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import traceback
+from typing import Any
 
 #: the signals a terminal sends the run's whole process group: its workers ignore them
 WORKER_IGNORED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGHUP")
@@ -61,4 +64,19 @@ class ParentWatch:
         return os.getppid() != self._parent
 
 
-__all__ = ["WORKER_IGNORED_SIGNALS", "ParentWatch", "WorkerError", "can_fork", "ignore_run_signals", "portable"]
+def reap_later(process: Any) -> threading.Thread:
+    """Join the ``multiprocessing.Process`` ``process`` in a daemon thread, and return that thread.
+
+    For a worker that has answered everything it was sent (its writes committed, its plots handed back) and is
+    only exiting: the exit of a forked child (its finalizers, the kernel freeing the address space it shares with
+    the run copy-on-write) took tens of milliseconds of the run's end when the run joined it (issue 18).  The
+    thread keeps the child from lingering as a zombie; at the interpreter's exit ``multiprocessing`` itself ends
+    and joins any daemon worker still exiting, which loses nothing (it has nothing left to do).
+    """
+    reaper = threading.Thread(target=process.join, name=f"harness-reap-{process.name}", daemon=True)
+    reaper.start()
+    return reaper
+
+
+__all__ = ["WORKER_IGNORED_SIGNALS", "ParentWatch", "WorkerError", "can_fork", "ignore_run_signals", "portable",
+           "reap_later"]

@@ -308,3 +308,45 @@ def test_log_batch_in_one_session_writes_the_rows_log_batch_writes(mlflow_store:
     db = mlflow_store.removeprefix("sqlite:///")
     assert _run_rows(db, runs[1]) == _run_rows(db, runs[0])
     assert _run_rows(db, runs[0])["runs"] == [("named", "RUNNING")]
+
+
+def _slow_exit(client: Any, seconds: float) -> None:
+    """(Writer process) make the process's exit take ``seconds`` (a finalizer run as it exits)."""
+    from multiprocessing import util
+
+    util.Finalize(None, time.sleep, args=(seconds,), exitpriority=0)
+
+
+def _gone(pid: int, timeout: float) -> bool:
+    """Whether process ``pid`` is reaped within ``timeout`` seconds (a zombie keeps its /proc entry)."""
+    from pathlib import Path
+
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}").exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+def test_closing_the_process_writer_returns_once_the_writes_are_committed_not_when_it_exits(
+        mlflow_store: str) -> None:
+    """Issue 18: the run's end does not wait for the writer process to exit (it is reaped later), yet every write
+    is in the store when ``close`` returns."""
+    from harness.forked import can_fork
+    from harness.tracking.worker import ProcessWriter
+
+    if not can_fork():
+        pytest.skip("no fork here")
+    client = mlflow.MlflowClient()
+    run_id = client.create_run(client.create_experiment("slow-exit")).info.run_id
+    writer = ProcessWriter(mlflow_store).start()
+    pid = writer.call_with(_pid)
+    writer.submit_call(_slow_exit, 4.0)
+    writer.log_batch(run_id, tags={"last": RunTag("last", "write")})
+    started = time.monotonic()
+    writer.close()
+    assert time.monotonic() - started < 3.0
+    assert client.get_run(run_id).data.tags["last"] == "write"
+    assert _gone(pid, 20.0)  # reaped, not left a zombie

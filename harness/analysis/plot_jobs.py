@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable
+from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable, reap_later
 
 #: the artifact folder a plot is logged under unless said otherwise
 PLOTS_ARTIFACT_PATH = "plots"
@@ -137,7 +137,7 @@ class PlotJobs:
 
     def placed(self) -> list[tuple[Path, str]]:
         """``(path, artifact_path)`` of every plot submitted so far, in submission order, once all are drawn;
-        the worker then stops (a later :meth:`submit` starts another).
+        the worker then stops (a later :meth:`submit` starts another; its exit is not waited for).
 
         Raises:
             Exception: the first exception a plot raised (after every plot has finished).
@@ -151,7 +151,7 @@ class PlotJobs:
             self._jobs.put(None)  # after the plots sent before it
             for _ in where:
                 outcomes.append(self._next_result(process))
-            process.join()
+            reap_later(process)  # it has handed back every plot: its exit is not waited for
         else:
             threads, self._threads = self._threads, []
             for job in threads:

@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable
+from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable, reap_later
 from harness.tracking.writer import StoreWriter
 
 T = TypeVar("T")
@@ -231,7 +231,8 @@ class ProcessWriter:
             self._ask(("wait",))
 
     def close(self) -> None:
-        """Wait for every queued write, then stop the worker (a later write starts a new one).
+        """Wait for every queued write, then stop the worker (a later write starts a new one); its exit is not
+        waited for (:func:`harness.forked.reap_later`).
 
         Raises:
             Exception: the first exception a queued write raised (every write ran), once.
@@ -253,7 +254,8 @@ class ProcessWriter:
                 with self._send_lock:
                     self._process = self._conn = None
             conn.close()
-            process.join()
+            # every write is committed (the answer comes after them): the worker's exit is not waited for
+            reap_later(process)
         self.seconds += seconds
         self.cpu_seconds += cpu
         if error is not None:
