@@ -350,3 +350,66 @@ def test_closing_the_process_writer_returns_once_the_writes_are_committed_not_wh
     assert time.monotonic() - started < 3.0
     assert client.get_run(run_id).data.tags["last"] == "write"
     assert _gone(pid, 20.0)  # reaped, not left a zombie
+
+
+#: environment variable naming the file :func:`_remove_recorded` notes where it ran in
+_REMOVED_LOG = "HARNESS_TEST_REMOVED_LOG"
+
+
+def _remove_recorded(client: Any, path: str) -> None:
+    """(Writer) :func:`harness.tracking.tracker._remove_stage`, noting where it ran (process id, thread name) in the
+    file :data:`_REMOVED_LOG` names."""
+    import os
+    import shutil
+
+    shutil.rmtree(path)
+    with open(os.environ[_REMOVED_LOG], "w", encoding="utf-8") as out:
+        out.write(f"{os.getpid()} {threading.current_thread().name}")
+
+
+@pytest.mark.parametrize("where", ["process", "thread"])
+def test_staged_copies_are_deleted_by_the_writer_after_their_upload(mlflow_store: str, where: str, tmp_path: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from harness.tracking import tracker as tracker_module
+    from harness.tracking.worker import WRITER_ENV
+
+    monkeypatch.setenv(WRITER_ENV, where)
+    monkeypatch.setattr(tracker_module, "_remove_stage", _remove_recorded)
+    monkeypatch.setenv(_REMOVED_LOG, str(tmp_path / "removed.txt"))
+    source = tmp_path / "notes.txt"
+    source.write_text("staged", encoding="utf-8")
+    with MlflowTracker("staged") as tracker:
+        tracker.log_file(source, "files")
+        stage = tracker._stage.path  # type: ignore[union-attr]
+    assert not os.path.exists(stage)
+    pid, thread = (tmp_path / "removed.txt").read_text(encoding="utf-8").split(" ", 1)
+    if where == "process":
+        assert int(pid) != os.getpid()
+    else:
+        assert int(pid) == os.getpid() and thread == "harness-mlflow-writer"
+    assert mlflow.artifacts.load_text(f"runs:/{tracker.run_id}/files/notes.txt") == "staged"
+
+
+def _keep_stage(client: Any, path: str) -> None:
+    """(Writer) a removal that leaves the staged copies (as a writer that failed before it would)."""
+
+
+def test_staged_copies_are_deleted_by_the_run_when_the_writer_failed(mlflow_store: str, tmp_path: Any,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from harness.tracking import tracker as tracker_module
+    from harness.tracking.worker import WRITER_ENV
+
+    monkeypatch.setenv(WRITER_ENV, "thread")
+    monkeypatch.setattr(tracker_module, "_remove_stage", _keep_stage)
+    source = tmp_path / "notes.txt"
+    source.write_text("staged", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="store refused"), MlflowTracker("staged-failed") as tracker:
+        tracker.log_file(source, "files")
+        tracker.defer(functools.partial(_fail, None, "store refused"))
+        stage = tracker._stage.path  # type: ignore[union-attr]
+    assert not os.path.exists(stage)
+    assert mlflow.MlflowClient().get_run(str(tracker.run_id)).info.status == "FAILED"

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import time
 import traceback
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -177,7 +178,7 @@ class MlflowTracker:
         self._params: dict[str, str] = {}  # params of the run (logged, or there when it was resumed)
         self._tags: dict[str, str] = {}  # tags this tracker set
         self._tables = LoggedTables()
-        self._stage: tempfile.TemporaryDirectory[str] | None = None  # copies of files queued for upload
+        self._stage: _Stage | None = None  # copies of files queued for upload
         self._heartbeat: Any = None
 
     @property
@@ -378,18 +379,25 @@ class MlflowTracker:
         self.writer.submit_call(_call_write, write)
 
     def flush(self) -> None:
-        """Wait for every queued write, then stop the writer thread and drop the staged file copies.
+        """Wait for every queued write, then stop the writer and drop the staged file copies (the writer deletes
+        them after their uploads, so the run does not spend its own time on it; if the writer failed, the run
+        deletes what is left).
 
         Raises:
             Exception: the first exception a queued write raised (after all of them ran).
         """
+        stage, self._stage = self._stage, None
         try:
+            if stage is not None:
+                self.writer.submit_call(_remove_stage, stage.path, report=False)
             if self._writer is not None:
                 self._writer.close()
-        finally:
-            if self._stage is not None:
-                self._stage.cleanup()
-                self._stage = None
+        except BaseException:
+            if stage is not None:
+                stage.remove()
+            raise
+        if stage is not None:
+            stage.forget()
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Log params; a value longer than MAX_PARAM_CHARS goes to ``params/<key>.txt`` instead.
@@ -460,8 +468,8 @@ class MlflowTracker:
         """A copy of the file or folder ``path`` that stays until :meth:`flush` (the original may change or go
         before the writer thread uploads it)."""
         if self._stage is None:
-            self._stage = tempfile.TemporaryDirectory(prefix="harness-mlflow-stage-")
-        target = Path(tempfile.mkdtemp(dir=self._stage.name)) / path.name
+            self._stage = _Stage()
+        target = Path(tempfile.mkdtemp(dir=self._stage.path)) / path.name
         if path.is_dir():
             shutil.copytree(path, target)
         else:
@@ -552,6 +560,24 @@ class MlflowTracker:
         return rows
 
 
+class _Stage:
+    """A temporary folder of file copies queued for upload (:meth:`MlflowTracker._staged`): the writer deletes it
+    after the uploads (:func:`_remove_stage`); until :meth:`forget`, it is also deleted when this object is
+    collected or at the interpreter's exit, as a ``tempfile.TemporaryDirectory`` would be."""
+
+    def __init__(self) -> None:
+        self.path = tempfile.mkdtemp(prefix="harness-mlflow-stage-")
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, True)
+
+    def remove(self) -> None:
+        """Delete the folder now, here (whatever of it is left)."""
+        self._finalizer()
+
+    def forget(self) -> None:
+        """Leave the folder to the writer, which deleted it (nothing is deleted here later)."""
+        self._finalizer.detach()
+
+
 # ------------------------------------------------------------------------------------------------ the writes
 # Module-level functions ``fn(client, *args)`` the writer runs (in its worker process: they are sent pickled).
 
@@ -579,6 +605,13 @@ def _log_artifacts(client: Any, run_id: str, directory: str, artifact_path: str)
 @artifact_only
 def _log_artifact(client: Any, run_id: str, path: str, artifact_path: str) -> None:
     client.log_artifact(run_id, path, artifact_path=artifact_path)
+
+
+@artifact_only
+def _remove_stage(client: Any, path: str) -> None:
+    """Delete the staged copies at ``path`` once the uploads queued before this have read them (in the writer, off
+    the run's thread); a copy that cannot be deleted is left (it is a temporary file)."""
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _register(client: Any, skill: Any, evolved_text: str, run_id: str, fitness: str, verdict: str,
