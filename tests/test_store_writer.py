@@ -310,6 +310,33 @@ def test_log_batch_in_one_session_writes_the_rows_log_batch_writes(mlflow_store:
     assert _run_rows(db, runs[0])["runs"] == [("named", "RUNNING")]
 
 
+def test_a_batch_lingers_for_later_mergeable_writes_but_not_past_a_wait_or_another_call() -> None:
+    """Issue 18: in the tracker's writers a batch waits up to ``linger_s`` for more batches to merge with, across
+    artifact-only writes; ``wait`` and any other call end the wait at once (the run's end never waits for it)."""
+    from harness.tracking.writer import artifact_only
+
+    order: list[str] = []
+    files = artifact_only(functools.partial(_file_write))
+    for linger, merged in ((0.0, [["a"], ["b"]]), (5.0, [["a", "b"]])):
+        client = RecordingClient()
+        client.gate.set()
+        writer = StoreWriter(client, linger_s=linger)
+        writer.log_batch("r1", metrics=[_metric("a")])
+        time.sleep(0.2)  # without a linger, "a" is written alone meanwhile
+        writer.submit_call(files, order, "file")
+        writer.log_batch("r1", metrics=[_metric("b")])
+        started = time.monotonic()
+        writer.wait()
+        assert time.monotonic() - started < 2.5  # not the 5 s linger
+        assert [keys for _, _, keys, _, _ in client.calls] == merged
+        writer.log_batch("r1", metrics=[_metric("c")])
+        done = writer.submit(lambda: order.append("call"))  # a plain call: "c" is written before it, at once
+        done.result(timeout=2.5)
+        assert [keys for _, _, keys, _, _ in client.calls][-1] == ["c"]
+        writer.close()
+    assert order == ["file", "call"] * 2
+
+
 def _slow_exit(client: Any, seconds: float) -> None:
     """(Writer process) make the process's exit take ``seconds`` (a finalizer run as it exits)."""
     from multiprocessing import util

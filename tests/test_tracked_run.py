@@ -182,3 +182,24 @@ def test_summary_says_how_many_judge_grades_were_unscored(mlflow_store: str, tmp
     assert rows["judge unscored"].startswith(f"holdout {tasks}/{tasks} baseline, {tasks}/{tasks} evolved; "
                                              f"fitness {grades}/{grades} grades")
     assert KeywordGrader().name in {r.grader for r in result.rows}
+
+
+def test_the_verdict_renames_the_run_in_a_batch_not_with_a_call_of_its_own(mlflow_store: str,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: ``name_verdict`` is the tag ``mlflow.runName`` in the run's next ``log_batch`` (which MLflow's
+    store turns into the run's name), not an ``update_run`` of its own."""
+    from harness.tracking.worker import WRITER_ENV
+
+    monkeypatch.setenv(WRITER_ENV, "thread")
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("update_run called")
+
+    monkeypatch.setattr(mlflow.MlflowClient, "update_run", refused)
+    with MlflowTracker("skills/verdict", run_name="verifier s0 · arxiv") as tracker:
+        tracker.name_verdict("improved")
+        tracker.set_tags({"after": "the verdict"})
+    run = mlflow.MlflowClient().get_run(str(tracker.run_id))
+    assert run.info.run_name == run.data.tags["mlflow.runName"] == "improved · verifier s0 · arxiv"
+    assert run.info.status == "FINISHED" and run.data.tags["after"] == "the verdict"
+    assert tracker.logged_tag("mlflow.runName") == "improved · verifier s0 · arxiv"

@@ -36,7 +36,7 @@ from harness.tracking.tables import LoggedTables, table_json
 from harness.tracking.trace_batch import log_batch_one_session
 from harness.tracking.views import compare_view_path, set_trace_view, set_verdict_view
 from harness.tracking.worker import ProcessWriter, use_process_writer
-from harness.tracking.writer import StoreWriter, artifact_only
+from harness.tracking.writer import LINGER_S, StoreWriter, artifact_only
 
 if TYPE_CHECKING:
     from harness.engine.graders import Grader
@@ -209,7 +209,7 @@ class MlflowTracker:
             else:
                 self._writer = StoreWriter(self._store(), log_inputs=lambda run_id, datasets: retry_duplicate_insert(
                     lambda: self._store().log_inputs(run_id, datasets=datasets)),
-                    log_batch=functools.partial(log_batch_one_session, self._store()))
+                    log_batch=functools.partial(log_batch_one_session, self._store()), linger_s=LINGER_S)
         return self._writer
 
     @property
@@ -353,12 +353,16 @@ class MlflowTracker:
         """Lead the run's name with ``headline`` (its verdict, e.g. ``improved``) and keep the name it started with
         after it (:func:`harness.analysis.describe.verdict_run_name`): the runs table shows about 22 characters of a
         name, and no other column by default.  Queued after the writes before it; called again, the last headline
-        wins (the name is always built from the starting name)."""
+        wins (the name is always built from the starting name).
+
+        Written as the tag ``mlflow.runName`` in the run's next ``log_batch``, which renames the run as
+        ``MlflowClient.update_run`` would (MLflow's stores set the run's name with that tag), without a write and a
+        transaction of its own (issue 18)."""
+        from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+
         from harness.analysis.describe import verdict_run_name
 
-        name = verdict_run_name(headline, self._base_name())
-        self._tags["mlflow.runName"] = name
-        self.writer.submit_call(_rename_run, str(self.run_id), name)
+        self.set_tags({MLFLOW_RUN_NAME: verdict_run_name(headline, self._base_name())})
 
     def _rename_now(self, outcome: str) -> None:
         """(Run end) name the run ``"<outcome> · <starting name>"`` at once; best effort, since the run's own
@@ -630,11 +634,6 @@ def _register(client: Any, skill: Any, evolved_text: str, run_id: str, fitness: 
 
 def _terminate(client: Any, run_id: str, status: str) -> None:
     client.set_terminated(run_id, status)
-
-
-def _rename_run(client: Any, run_id: str, name: str) -> None:
-    """Rename run ``run_id`` (MLflow sets its tag ``mlflow.runName`` too); see :meth:`MlflowTracker.name_verdict`."""
-    client.update_run(run_id, name=name)
 
 
 def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name: str, variant: str,

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable, reap_later
-from harness.tracking.writer import StoreWriter
+from harness.tracking.writer import LINGER_S, StoreWriter
 
 T = TypeVar("T")
 
@@ -90,7 +90,7 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
     client = mlflow.MlflowClient(tracking_uri=tracking_uri, registry_uri=registry_uri)
     writer = StoreWriter(client, log_inputs=lambda run_id, datasets: retry_duplicate_insert(
         lambda: client.log_inputs(run_id, datasets=datasets)),
-        log_batch=functools.partial(log_batch_one_session, client))
+        log_batch=functools.partial(log_batch_one_session, client), linger_s=LINGER_S)
     send_lock = threading.Lock()
 
     def reply(message: tuple[Any, ...]) -> None:

@@ -11,12 +11,18 @@ consecutive dataset inputs into one ``log_inputs``, within MLflow's batch limits
 run as it is.  Writes marked :func:`artifact_only` (files: texts, tables, plots) do not separate neighbours: a
 batch queued after one is merged into the batch queued before it, since neither reads the other's data (issue 18:
 a run's last logging alternates tables and metrics, and each ``log_batch`` costs SQLAlchemy several sessions).
+In the tracker's writers a batch also waits up to :data:`LINGER_S` (0.1 s) in the queue before it is written,
+while only mergeable writes (batches, inputs, artifact-only writes) come after it, so that the run's key-value
+writes of that time reach the store as one ``log_batch`` (issue 18: a run's metrics, tags and params come a few
+at a time, and each ``log_batch`` is one transaction with a commit).  Any other write, :meth:`StoreWriter.wait` and
+:meth:`StoreWriter.close` end the wait at once, so nothing that reads the store, nor the run's end, waits for it.
 A failed write does not stop the later ones: the errors are kept and :meth:`StoreWriter.close` raises the first.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -27,6 +33,8 @@ T = TypeVar("T")
 
 #: the attribute :func:`artifact_only` sets on a write function
 ARTIFACT_ONLY = "harness_artifact_only"
+#: seconds a queued batch waits for more mergeable writes before it is written (see the module docstring)
+LINGER_S = 0.1
 #: MLflow's limits for one ``log_batch`` (``mlflow.utils.validation``): entities in all, params, tags
 MAX_BATCH_ENTITIES = 1000
 MAX_BATCH_PARAMS = 100
@@ -97,6 +105,11 @@ _Op = _Batch | _Inputs | _Call
 _STOP = _Call(lambda: None)
 
 
+def _mergeable(op: _Op) -> bool:
+    """Whether a batch queued after ``op`` may still be merged into one queued before it (:func:`_merge_into`)."""
+    return not isinstance(op, _Call) or (op.artifact_only and op is not _STOP)
+
+
 class StoreWriter:
     """A FIFO of writes to one store, run by one daemon thread (started on the first write).
 
@@ -106,11 +119,15 @@ class StoreWriter:
             ``client.log_inputs`` (the tracker wraps it in its duplicate-insert retry).
         log_batch: how a coalesced batch is written, ``(run_id, metrics=, params=, tags=)``; default
             ``client.log_batch`` (the tracker's: :func:`harness.tracking.trace_batch.log_batch_one_session`).
+        linger_s: seconds a queued batch waits for more mergeable writes (0, the default: none; the tracker's
+            writers wait :data:`LINGER_S`).
     """
 
     def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None,
-                 log_batch: Callable[..., None] | None = None) -> None:
+                 log_batch: Callable[..., None] | None = None, linger_s: float = 0.0) -> None:
         self._client = client
+        self._linger_s = linger_s
+        self._waiters = 0  # threads in wait(): a lingering batch is written at once
         self._log_inputs = log_inputs or (lambda run_id, datasets: client.log_inputs(run_id, datasets=datasets))
         self._log_batch = log_batch or client.log_batch
         self._queue: deque[_Op] = deque()
@@ -186,8 +203,13 @@ class StoreWriter:
         """Block until every write queued so far has run (errors stay kept for :meth:`close`)."""
         with self._cond:
             target = self._submitted
-            while self._done < target:
-                self._cond.wait()
+            self._waiters += 1
+            self._cond.notify_all()  # ends a linger (_take)
+            try:
+                while self._done < target:
+                    self._cond.wait()
+            finally:
+                self._waiters -= 1
 
     def close(self) -> None:
         """Wait for every queued write, then stop the thread (a later write starts a new one).
@@ -211,14 +233,8 @@ class StoreWriter:
     # -------------------------------------------------------------------------------------------- the thread
 
     def _loop(self) -> None:
-        import time
-
         while True:
-            with self._cond:
-                while not self._queue:
-                    self._cond.wait()
-                ops = list(self._queue)
-                self._queue.clear()
+            ops = self._take()
             stop = any(op is _STOP for op in ops)
             for op, count in _coalesce([op for op in ops if op is not _STOP]):
                 started, cpu = time.perf_counter(), time.thread_time()
@@ -239,6 +255,28 @@ class StoreWriter:
                         self._thread = None  # the next write starts a new thread
                         return
                     self._queue.append(_STOP)  # writes came meanwhile: they run first
+
+    def _take(self) -> list[_Op]:
+        """(Writer thread) wait for queued writes and take them all; while they hold a batch or inputs and nothing
+        but mergeable writes, first wait up to ``linger_s`` for more (see the module docstring)."""
+        with self._cond:
+            while not self._queue:
+                self._cond.wait()
+            if self._linger_s > 0:
+                deadline = time.monotonic() + self._linger_s
+                checked = 0  # ops already known to be mergeable
+                while not self._waiters:
+                    queued = list(self._queue)
+                    if not all(_mergeable(op) for op in queued[checked:]):
+                        break
+                    checked = len(queued)
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or not any(isinstance(op, _Batch | _Inputs) for op in queued):
+                        break
+                    self._cond.wait(remaining)
+            ops = list(self._queue)
+            self._queue.clear()
+            return ops
 
     def _run(self, op: _Op) -> None:
         if isinstance(op, _Batch):
@@ -283,4 +321,5 @@ def _coalesce(ops: Sequence[_Op]) -> list[tuple[_Op, int]]:
     return merged
 
 
-__all__ = ["ARTIFACT_ONLY", "MAX_BATCH_ENTITIES", "MAX_BATCH_PARAMS", "MAX_BATCH_TAGS", "StoreWriter", "artifact_only"]
+__all__ = ["ARTIFACT_ONLY", "LINGER_S", "MAX_BATCH_ENTITIES", "MAX_BATCH_PARAMS", "MAX_BATCH_TAGS", "StoreWriter",
+           "artifact_only"]
