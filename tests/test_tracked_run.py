@@ -203,3 +203,107 @@ def test_the_verdict_renames_the_run_in_a_batch_not_with_a_call_of_its_own(mlflo
     assert run.info.run_name == run.data.tags["mlflow.runName"] == "improved · verifier s0 · arxiv"
     assert run.info.status == "FINISHED" and run.data.tags["after"] == "the verdict"
     assert tracker.logged_tag("mlflow.runName") == "improved · verifier s0 · arxiv"
+
+
+class WriteTransactions:
+    """Counts the committed transactions that wrote a row (INSERT, UPDATE or DELETE) on any SQLAlchemy engine of
+    this process while entered."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._writing: set[int] = set()
+
+    def _statement(self, conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.lstrip().split(None, 1)[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            self._writing.add(id(conn))
+
+    def _commit(self, conn: object) -> None:
+        if id(conn) in self._writing:
+            self._writing.discard(id(conn))
+            self.count += 1
+
+    def _rollback(self, conn: object) -> None:
+        self._writing.discard(id(conn))
+
+    def __enter__(self) -> WriteTransactions:
+        from sqlalchemy import event
+        from sqlalchemy.engine import Engine
+
+        event.listen(Engine, "before_cursor_execute", self._statement)
+        event.listen(Engine, "commit", self._commit)
+        event.listen(Engine, "rollback", self._rollback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from sqlalchemy import event
+        from sqlalchemy.engine import Engine
+
+        event.remove(Engine, "before_cursor_execute", self._statement)
+        event.remove(Engine, "commit", self._commit)
+        event.remove(Engine, "rollback", self._rollback)
+
+
+def _evaluation_facts(client: mlflow.MlflowClient, run_id: str) -> dict[str, object]:
+    """What a run's holdout evaluation runs hold (name, status, user, tags, metrics; per trace its task, state,
+    tags, metadata, assessments and span names), every id replaced by a name, so two runs compare equal."""
+    run_tags = client.get_run(run_id).data.tags
+    ids = {run_id: "<run>"}
+    facts: dict[str, object] = {k: v for k, v in run_tags.items() if k.startswith("holdout.")}
+    for variant in ("baseline", "evolved"):
+        eval_run = client.get_run(run_tags[f"holdout.{variant}.run_id"])
+        ids[eval_run.info.run_id] = f"<{variant} run>"
+        ids[eval_run.data.tags[f"holdout.{variant}.eval_id"]] = f"<{variant} eval>"
+        ids[f"experiments/{eval_run.info.experiment_id}/"] = "experiments/<holdout>/"  # in the comparison link
+
+    def named(value: object) -> object:
+        text = str(value)
+        for found, name in ids.items():
+            text = text.replace(found, name)
+        return text
+
+    facts = {k: named(v) for k, v in facts.items()}
+    for variant in ("baseline", "evolved"):
+        eval_run = client.get_run(run_tags[f"holdout.{variant}.run_id"])
+        traces = mlflow.search_traces(locations=[eval_run.info.experiment_id], run_id=eval_run.info.run_id,
+                                      return_type="list")
+        facts[variant] = {
+            "run": (eval_run.info.run_name, eval_run.info.status, eval_run.info.user_id),
+            "tags": {k: named(v) for k, v in eval_run.data.tags.items()},
+            "metrics": eval_run.data.metrics,
+            "traces": sorted((t.info.tags["task_id"], str(t.info.state),
+                              sorted((k, named(v)) for k, v in t.info.tags.items()
+                                     if k not in ("mlflow.artifactLocation",)),
+                              sorted((k, named(v)) for k, v in t.info.trace_metadata.items()
+                                     if k != "mlflow.trace.sizeBytes"),
+                              sorted((a.name, a.value, a.rationale) for a in t.info.assessments),
+                              [s.name for s in mlflow.get_trace(t.info.trace_id).data.spans]) for t in traces)}
+    return facts
+
+
+def test_an_evaluation_run_is_one_transaction_with_the_rows_of_the_step_by_step_writes(
+        mlflow_store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: a variant's evaluation run, its traces, metrics, tags, end and the tag naming it on the run are
+    written in one transaction; a store without MLflow's private writers gets the same facts step by step."""
+    from harness.tracking import trace_batch
+    from harness.tracking.worker import WRITER_ENV
+
+    monkeypatch.setenv(WRITER_ENV, "thread")  # the writes in this process, where they are counted
+    tasks = get_verifier("arxiv").build_dataset(None, 0).holdout[:4]
+    graders = [VerifierGrader(get_verifier("arxiv")), KeywordGrader()]
+    facts, transactions = {}, {}
+    for path in ("one transaction", "step by step"):
+        if path == "step by step":
+            monkeypatch.setattr(trace_batch, "sql_store", lambda client: None)
+        with MlflowTracker(f"holdout-{path}", run_name="arm") as tracker, \
+                dspy.context(lm=build_lm(ModelSpec("test/oracle"))):
+            for variant in ("baseline", "evolved"):
+                with WriteTransactions() as counted:
+                    tracker.evaluate_holdout(SkillProgram("Answer the question."), tasks, graders, variant)
+                    tracker.client  # noqa: B018 - waits for the writer
+                transactions[(path, variant)] = counted.count
+        facts[path] = _evaluation_facts(mlflow.MlflowClient(), str(tracker.run_id))
+    # the first variant also creates the holdout experiment and stores its traces view
+    assert transactions[("one transaction", "evolved")] == 1 < transactions[("step by step", "evolved")]
+    assert transactions[("one transaction", "baseline")] < transactions[("step by step", "baseline")]
+    assert facts["one transaction"] == facts["step by step"]
+    assert len(facts["one transaction"]["evolved"]["traces"]) == len(tasks)  # type: ignore[index]

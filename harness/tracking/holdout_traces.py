@@ -314,6 +314,15 @@ def trace_records(client: Any, records: Sequence[TaskRecord], variant: str, run_
     Raises:
         mlflow.exceptions.MlflowException: the store refused a write.
     """
+    infos, spans, tags = build_traces(records, variant, run_id, experiment_id, run_type_unset=run_type_unset)
+    write_traces(client, experiment_id, infos, spans, run_id)
+    return tags
+
+
+def build_traces(records: Sequence[TaskRecord], variant: str, run_id: str, experiment_id: str, *,
+                 run_type_unset: bool) -> tuple[list[Any], list[Any], dict[str, str]]:
+    """The traces :func:`trace_records` writes, not written: (trace infos, all their spans, the run tags to set);
+    each call makes new trace ids."""
     from mlflow.utils.mlflow_tags import MLFLOW_RUN_TYPE, MLFLOW_RUN_TYPE_GENAI_EVALUATE
 
     for record in records:
@@ -321,12 +330,10 @@ def trace_records(client: Any, records: Sequence[TaskRecord], variant: str, run_
             feedback.metadata = {**(feedback.metadata or {}), _SOURCE_RUN_KEY: run_id}
     eval_id = uuid.uuid4().hex
     built = [build_trace(r, variant, eval_id, experiment_id, run_id) for r in records]
-    write_traces(client, experiment_id, [info for info, _ in built], [s for _, spans in built for s in spans],
-                 run_id)
     tags = {f"holdout.{variant}.eval_id": eval_id}
     if run_type_unset:
         tags[MLFLOW_RUN_TYPE] = MLFLOW_RUN_TYPE_GENAI_EVALUATE
-    return tags
+    return [info for info, _ in built], [s for _, spans in built for s in spans], tags
 
 
 def write_traces(client: Any, experiment_id: str, infos: Sequence[Any], spans: Sequence[Any],
@@ -395,5 +402,5 @@ def batch_holdout(program: SkillProgram, tasks: Sequence[Task], graders: Sequenc
 
 
 __all__ = ["LM_SPAN_NAME", "LMCall", "LMCallRecorder", "MAX_TAG_CHARS", "TAG_EVAL_ID", "TASK_TAG_PREFIX", "TaskRecord",
-           "answer_and_grade", "batch_holdout", "build_trace", "record_rows", "response_preview", "task_tags",
-           "trace_records", "write_traces"]
+           "answer_and_grade", "batch_holdout", "build_trace", "build_traces", "record_rows", "response_preview",
+           "task_tags", "trace_records", "write_traces"]

@@ -95,16 +95,56 @@ def _write_batch(store: Any, infos: Sequence[Any], grouped: dict[str, list[Any]]
     # the experiment is read before the write session opens: SQLite allows one session at a time to write
     for experiment_id in dict.fromkeys(info.experiment_id for info in infos):  # one read per experiment
         experiments[experiment_id] = store.get_experiment(experiment_id)
-    with store.ManagedSessionMaker(read_only=False) as session:  # commits once, or rolls back all
-        batch = _batch_store(store, session, experiments)
+    with one_transaction(store, experiments) as transaction:
+        transaction.write_traces(infos, grouped, run_id)
+
+
+class Transaction:
+    """One open session of a SQL store (:func:`one_transaction`): :attr:`store`, a copy of the store whose every
+    write goes into that session, and :meth:`write_traces`, the trace rows written as :func:`write_trace_batch`
+    writes them."""
+
+    def __init__(self, store: Any, session: Any) -> None:
+        self.store = store
+        self.session = session  # the real session (``insert_pending`` needs it, not the store's wrapper)
+
+    def flush(self) -> None:
+        """Send the ORM objects made so far (a new run and its tags, whose rows later writes refer to)."""
+        self.session.flush()
+
+    def write_traces(self, infos: Sequence[Any], grouped: dict[str, list[Any]], run_id: str | None) -> None:
+        """The trace infos, then their spans (``grouped`` by experiment: :func:`_by_location`), then the links of
+        the traces to run ``run_id`` (None: none)."""
         for info in infos:
-            batch._start_trace_once(info)
-        insert_pending(session)
+            self.store._start_trace_once(info)
+        insert_pending(self.session)
         for location, located in grouped.items():
-            batch._log_spans_once(location, located)
+            self.store._log_spans_once(location, located)
         if run_id:
             for ids in _chunks([info.trace_id for info in infos], MAX_LINKS_PER_CALL):
-                batch.link_traces_to_run(ids, run_id)
+                self.store.link_traces_to_run(ids, run_id)
+
+
+def sql_store(client: Any) -> Any | None:
+    """The SQL store behind the ``MlflowClient`` ``client`` when it has every private name a one-transaction write
+    needs (:data:`_STORE_NAMES`, ``create_run``, ``log_batch``, ``update_run_info``), else None (another store,
+    e.g. an ``http://`` server, or another MLflow version)."""
+    store = getattr(getattr(client, "_tracking_client", None), "store", None)
+    needed = (*_STORE_NAMES, "create_run", "log_batch", "update_run_info")
+    return store if store is not None and all(hasattr(store, name) for name in needed) else None
+
+
+@contextlib.contextmanager
+def one_transaction(store: Any, experiments: dict[str, Any] | None = None) -> Iterator[Transaction]:
+    """A :class:`Transaction` on ``store`` (a SQL store) committed once when the block ends, or rolled back as a
+    whole when it raises.  ``experiments``: experiment entities by id, read before (SQLite lets one session at a
+    time write; an experiment missing there is read on first use, in a session of its own).
+
+    Raises:
+        Exception: whatever the block or the commit raised (nothing of the transaction is in the store).
+    """
+    with store.ManagedSessionMaker(read_only=False) as session:  # commits once, or rolls back all
+        yield Transaction(_batch_store(store, session, experiments if experiments is not None else {}), session)
         session.flush()
 
 
@@ -234,4 +274,5 @@ def write_trace_batch(tracing: Any, infos: Sequence[Any], spans: Sequence[Any] =
     return "each"
 
 
-__all__ = ["MAX_LINKS_PER_CALL", "insert_pending", "log_batch_one_session", "write_trace_batch"]
+__all__ = ["MAX_LINKS_PER_CALL", "Transaction", "insert_pending", "log_batch_one_session", "one_transaction",
+           "sql_store", "write_trace_batch"]

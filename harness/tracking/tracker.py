@@ -646,6 +646,8 @@ def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name
 
     from harness.tracking.holdout_traces import trace_records
 
+    if _write_evaluation_at_once(client, run_id, experiment, run_name, variant, records, metrics, graders):
+        return
     eval_run, experiment_id, experiment_tags = _evaluation_run(client, run_id, experiment, run_name, variant)
     set_trace_view(client, experiment_id, graders, experiment_tags)
     try:
@@ -664,21 +666,84 @@ def _write_evaluation(client: Any, run_id: str, experiment: str | None, run_name
     log_batch_one_session(client, run_id, tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
 
 
-def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: str,
-                    variant: str) -> tuple[str, str, dict[str, str]]:
-    """Create the (running) evaluation run of ``variant`` in ``<experiment>/holdout``; returns (its id, its
-    experiment's id, that experiment's tags as read before the run was created)."""
-    from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+def _write_evaluation_at_once(client: Any, run_id: str, experiment: str | None, run_name: str, variant: str,
+                              records: Sequence[Any], metrics: list[Any], graders: Sequence[str]) -> bool:
+    """:func:`_write_evaluation` with every row of the evaluation run in one SQL transaction (issue 18: the run,
+    its traces, spans and links, its metrics and tags, its end, and the tag naming it on run ``run_id``; it was
+    five), the store's own writers making the rows (:func:`harness.tracking.trace_batch.one_transaction`).  The
+    reads come first: the experiments, the baseline evaluation run, and the holdout experiment's traces view (its
+    tag written, in a transaction of its own, only when it changes).  Returns False, having written nothing of
+    the evaluation run, when the store is not a SQL store with MLflow's private writers or the transaction failed
+    (it is rolled back whole): :func:`_write_evaluation` then writes it with one call per step."""
+    from mlflow.entities import RunStatus, RunTag
+    from mlflow.utils.mlflow_tags import MLFLOW_USER
 
+    from harness.tracking.holdout_traces import build_traces
+    from harness.tracking.trace_batch import _by_location, one_transaction, sql_store
+
+    store = sql_store(client)
+    if store is None:
+        return False
+    try:
+        experiment_id, experiment_tags = _holdout_experiment(client, run_id, experiment)
+        set_trace_view(client, experiment_id, graders, experiment_tags)
+        baseline = _baseline_evaluation_run(client, run_id) if variant == "evolved" else None
+        name, tags = _evaluation_tags(run_id, run_name, variant)
+        with one_transaction(store, {experiment_id: store.get_experiment(experiment_id)}) as transaction:
+            # what MlflowClient.create_run hands the store (its user: the MLflow user tag, else "unknown")
+            run = transaction.store.create_run(experiment_id=experiment_id, user_id=tags.get(MLFLOW_USER, "unknown"),
+                                               start_time=int(time.time() * 1000),
+                                               tags=[RunTag(k, v) for k, v in tags.items()], run_name=name)
+            transaction.flush()  # the run's rows, which the traces' links and the batch refer to
+            eval_run = str(run.info.run_id)
+            infos, spans, run_tags = build_traces(records, variant, eval_run, experiment_id, run_type_unset=True) \
+                if records else ([], [], {})
+            if infos:
+                transaction.write_traces(infos, _by_location(infos, spans), eval_run)
+            if baseline:
+                run_tags[TAG_DESCRIPTION] = _evaluation_description(variant, run_id, run_name) + (
+                    f"\n[Baseline vs evolved, per task]({compare_view_path(experiment_id, eval_run, baseline)}): "
+                    "this run's traces beside the baseline run's, with every grader's score.\n")
+            transaction.store.log_batch(eval_run, metrics=list(metrics), params=[],
+                                        tags=[RunTag(k, v) for k, v in run_tags.items()])
+            transaction.store.update_run_info(eval_run, RunStatus.from_string("FINISHED"),
+                                              int(time.time() * 1000), None)
+            transaction.store.log_batch(run_id, metrics=[], params=[],
+                                        tags=[RunTag(f"holdout.{variant}.run_id", eval_run)])
+        return True
+    except Exception as exc:  # rolled back whole: the step-by-step writes write it, or report why not
+        import logging
+
+        logging.getLogger(__name__).debug("one-transaction evaluation run failed (%s); writing it step by step", exc)
+        return False
+
+
+def _holdout_experiment(client: Any, run_id: str, experiment: str | None) -> tuple[str, dict[str, str]]:
+    """The id and tags of ``<experiment>/holdout`` (created when missing; ``experiment`` None: the name of run
+    ``run_id``'s experiment, read)."""
     if experiment is None:
         experiment = client.get_experiment(client.get_run(run_id).info.experiment_id).name
     holdout = MlflowTracker(experiment + HOLDOUT_EXPERIMENT_SUFFIX, tracking_uri=client.tracking_uri)
     holdout._client = client
-    holdout_experiment, holdout_tags = holdout._experiment()
+    return holdout._experiment()
+
+
+def _evaluation_tags(run_id: str, run_name: str, variant: str) -> tuple[str, dict[str, str]]:
+    """The name and the starting tags of the evaluation run of ``variant`` of run ``run_id`` named ``run_name``."""
+    from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME
+
     # the evaluation runs table shows ~10 characters of a name: the variant and the arm (``verifier s0``) first
     name = f"{variant} · {run_name}"
-    tags = {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: run_id, "variant": variant,
-            TAG_DESCRIPTION: _evaluation_description(variant, run_id, run_name)}
+    return name, {MLFLOW_RUN_NAME: name, TAG_EVALUATION_OF: run_id, "variant": variant,
+                  TAG_DESCRIPTION: _evaluation_description(variant, run_id, run_name)}
+
+
+def _evaluation_run(client: Any, run_id: str, experiment: str | None, run_name: str,
+                    variant: str) -> tuple[str, str, dict[str, str]]:
+    """Create the (running) evaluation run of ``variant`` in ``<experiment>/holdout``; returns (its id, its
+    experiment's id, that experiment's tags as read before the run was created)."""
+    holdout_experiment, holdout_tags = _holdout_experiment(client, run_id, experiment)
+    name, tags = _evaluation_tags(run_id, run_name, variant)
     run = client.create_run(holdout_experiment, tags=tags, run_name=name)
     return str(run.info.run_id), holdout_experiment, holdout_tags
 
