@@ -440,3 +440,27 @@ def test_staged_copies_are_deleted_by_the_run_when_the_writer_failed(mlflow_stor
         stage = tracker._stage.path  # type: ignore[union-attr]
     assert not os.path.exists(stage)
     assert mlflow.MlflowClient().get_run(str(tracker.run_id)).info.status == "FAILED"
+
+
+def test_the_writer_process_is_forked_after_the_runs_own_store_calls_at_start(mlflow_store: str,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: the writer process starts when the run exists (its store calls at start are done), still inside
+    ``__enter__``, so its start-up overlaps the run."""
+    from harness.forked import can_fork
+    from harness.tracking.worker import WRITER_ENV, ProcessWriter
+
+    if not can_fork():
+        pytest.skip("no fork here")
+    monkeypatch.setenv(WRITER_ENV, "process")
+    started: list[str | None] = []
+    original = ProcessWriter.start
+
+    def start(self: ProcessWriter) -> ProcessWriter:
+        if self._process is None:
+            started.append(tracker.run_id)
+        return original(self)
+
+    monkeypatch.setattr(ProcessWriter, "start", start)
+    tracker = MlflowTracker("fork-order")
+    with tracker:
+        assert len(started) == 1 and started[0] == tracker.run_id is not None

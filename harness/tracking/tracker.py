@@ -241,9 +241,6 @@ class MlflowTracker:
         from harness.tracking.reaper import liveness_tags
 
         client = self._store()
-        writer = self.writer
-        if isinstance(writer, ProcessWriter):
-            writer.start()  # its start-up overlaps the run's start on another core
         env_run = os.environ.get("MLFLOW_RUN_ID")
         tags = {**self.tags, **liveness_tags()}  # pid, host, heartbeat: a run whose process dies can be reaped
         if self.parent_run_id:
@@ -256,6 +253,7 @@ class MlflowTracker:
             self.run_info = run.info
             self._params = dict(run.data.params)
             self._tables = LoggedTables(run.data.tags.get(MLFLOW_LOGGED_ARTIFACTS))
+            self._start_writer()
             self.set_tags(tags)
             self._start_heartbeat()
             return self
@@ -273,8 +271,18 @@ class MlflowTracker:
         self.run_id = run.info.run_id
         self.run_info = run.info
         self._tags.update({k: str(v) for k, v in resolved.items()})
+        self._start_writer()
         self._start_heartbeat()
         return self
+
+    def _start_writer(self) -> None:
+        """Fork the writer process now, so its start-up overlaps the run on another core.  After the run's own
+        store calls at start, not before them: the child's set-up (imports checked, a new connection pool) then
+        does not take turns with them for the CPU, and the parent's memory written by them is not copied for a
+        child that already exists (copy-on-write; issue 18)."""
+        writer = self.writer
+        if isinstance(writer, ProcessWriter):
+            writer.start()
 
     def _start_heartbeat(self) -> None:
         from harness.tracking.reaper import Heartbeat
