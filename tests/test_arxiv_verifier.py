@@ -1308,3 +1308,134 @@ def test_register_verifier_refuses_a_blank_name() -> None:
     for name in ("", "   ", "\t\n"):
         with pytest.raises(ValueError, match="empty or blank"):
             register_verifier(name)
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 17, general rules by class (A retractions ... J speed); every kind where the rule applies to all
+# --------------------------------------------------------------------------------------------------
+
+KIND_TASKS = ["1706.03762/id", "1706.03762/year", ATTENTION, "1706.03762/author", "1512.03385/title",
+              "1512.03385/author", "2005.14165/year", "1412.6980/id"]
+
+#: A: retractions, each with the retracted candidates {A} (and {A2}) before the answer committed to {B}.
+RETRACTIONS = (
+    "I think {A} or {A2}. Final answer: {B}", "{A}\nFinal answer: {B}", "My final answer is {B}.",
+    "{A}, no wait, {B}.", "{A}. Scratch that, it's {B}.", "{A}. Hmm, actually, it's {B}.", "{A}. I meant {B}.",
+    "Candidates: {A}; {A2}.\nFinal answer: {B}", "{A} or {A2}. On second thought, {B}.",
+    "{A}. Wait, no: {B}.", "{A}? I take that back. {B}.", "{A}. The correct answer is {B}.",
+)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", RETRACTIONS)
+def test_a_retraction_grades_the_final_answer(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    right, wrong, wrong2 = task.answer, other_answer(task, 2), other_answer(task, 5)
+    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
+    g = grade(task_id, form.format(A=right, A2=wrong2, B=wrong))
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+@settings(max_examples=60, deadline=None)
+@given(task_id=task_ids, form=st.sampled_from(RETRACTIONS), k=st.integers(0, 15))
+def test_property_the_final_answer_is_what_counts(task_id: str, form: str, k: int) -> None:
+    task = TASKS[task_id]
+    right, wrong, wrong2 = task.answer, other_answer(task, k), other_answer(task, k + 1)
+    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
+    assert grade(task_id, form.format(A=right, A2=wrong2, B=wrong)).correctness == 0.0
+
+
+def test_a_retraction_without_a_new_answer_keeps_the_answer_or_refuses() -> None:
+    assert grade(GPT3_YEAR, "2020. The correct answer is the one above.").composite == 1.0
+    assert grade(GPT3_YEAR, "Maybe 2019. Scratch that, I don't know.").composite == 0.0
+
+
+#: B: concessions, each conceding {A} (others' answer) and claiming {B}.
+CONCESSIONS = (
+    "You might see {A} cited, but the answer is {B}.", "{A} is usually credited, but it's {B}.",
+    "Neither {A} nor {A2} - it's {B}.", "Some say {A}; in fact {B}.", "{A} is a common misconception; it is {B}.",
+    "Some sources list {A}. In fact, {B}.", "People often think {A}, but it's actually {B}.",
+)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", CONCESSIONS)
+def test_a_concession_grades_the_claim(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    right, wrong, wrong2 = task.answer, other_answer(task, 2), other_answer(task, 5)
+    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
+    g = grade(task_id, form.format(A=right, A2=wrong2, B=wrong))
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+def test_a_concession_without_a_claim_is_not_dropped() -> None:
+    assert grade(GPT3_YEAR, "It is often cited as 2020.").composite == 1.0
+    assert grade("1706.03762/author", "Vaswani is often credited, and rightly so.").composite == 1.0
+
+
+#: C: uncertainty beside candidates hedges (two candidates) or commits (one); it is no refusal.
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize(("form", "composite"), [
+    ("I'm not sure, but maybe {R} or {W}", 0.75), ("I think it's {R}", 1.0), ("I don't know exactly, {R} or {W}", 0.75),
+    ("{R}, though it might be {W}", 0.75), ("I can't be certain, {R} or {W}", 0.75), ("Not sure: {R}", 1.0),
+    ("I'm not certain. {R}, I think.", 1.0), ("I'm not sure, but I think {W}", 0.5),
+])
+def test_uncertainty_beside_candidates_is_no_refusal(task_id: str, form: str, composite: float) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == composite
+
+
+def test_conditional_alternatives_are_hedged() -> None:
+    assert grade("1706.03762/id", "1706.03762, unless you mean the v2, otherwise 1706.03763").composite == 0.75
+    assert grade(GPT3_YEAR, "2020, though it might be 2019").composite == 0.75
+
+
+#: E: placeholders, refusals in other languages and title-case chatter offer no answer.
+EVASIVE = (
+    "[TITLE]", "<author>", "XXXX.XXXXX", "TBD", "N/A", "[Paper Title]", "<First Author Name>", "{title}",
+    "[Insert title here]", "20XX", "YYMM.NNNNN", "Title: [TITLE]\nAuthor: [AUTHOR]\nYear: XXXX",
+    "No lo sé", "Je ne sais pas.", "Ich weiß es nicht", "不知道", "我不知道。", "Non lo so", "Não sei", "Я не знаю",
+    "わかりません", "Nie wiem.", "Great Question!", "Happy To Help", "Thanks For Asking!",
+    "I can't look that up. The paper introduced the Transformer architecture.",
+    "I can't look that up. It proposed Scaled Dot-Product Attention and Multi-Head Attention.",
+    "I'm sorry, I can't browse. It was written by a team at Google Brain.",
+)
+
+
+@pytest.mark.parametrize("task_id", ["1706.03762/id", "1706.03762/year", ATTENTION, "1706.03762/author"])
+@pytest.mark.parametrize("output", EVASIVE)
+def test_placeholders_foreign_refusals_and_chatter_are_evasive(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.well_formed, g.composite) == (0.0, 0.0), g.feedback
+
+
+def test_a_refusal_then_an_offered_answer_is_graded() -> None:
+    assert grade(ATTENTION, "I can't look that up, but it's Attention Is All You Need.").composite == 1.0
+    assert grade(ATTENTION, "I can't check. Attention Is All You Need.").composite == 1.0
+    assert grade("1706.03762/author", "I can't verify this. Maybe Vaswani.").composite == 1.0
+    assert grade("1706.03762/author", "I can't verify this; it was written by Noam Shazeer.").composite == 0.5
+
+
+#: G: look-alike letters, invisible characters and soft hyphens are read away.
+@pytest.mark.parametrize(("task_id", "output"), [
+    (ATTENTION, "\u0410ttention Is All You Need"), (ATTENTION, "Attention Is All Y\u043eu Need"),
+    (ATTENTION, "Atten\u200btion Is All You Ne\u00aded"), (ATTENTION, "\ufeffAttention\u200c Is\u200d All You Need"),
+    (ATTENTION, "attention is all you need"), ("1706.03762/author", "V\u0430sw\u0430ni"),
+    ("1706.03762/author", "Vas\u200bwani"), ("1706.03762/id", "1706.0376\u200b2"), ("1706.03762/year", "２０１７"),
+    (ATTENTION, "ATTENTION IS ALL YOU NEED"), (ATTENTION, "\u0391ttention Is All You Need"),
+])
+def test_look_alikes_and_invisible_characters_are_normalised(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", ["Attention Is All You Need: A Survey", "Attention Is All You Need: Revisited"])
+def test_a_title_with_a_subtitle_is_another_paper(output: str) -> None:
+    g = grade(ATTENTION, output)
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), output
+
+
+def test_ampersand_reads_as_and_in_titles() -> None:
+    from verifiers.arxiv.matching import Phrase
+
+    phrase = Phrase.title("Understanding and Generation")
+    assert phrase.spans("Understanding & Generation", "understanding & generation")

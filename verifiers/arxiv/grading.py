@@ -45,6 +45,7 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    committed_part,
     contains_any,
     content_words,
     is_extended,
@@ -672,10 +673,24 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     return 0.0, 1.0, f"expected first author {name} (last name {last}){hint}, response said {quote(r.raw)}{why}"
 
 
+def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response) -> Verdict:
+    """``grader(m, r)`` on what the response commits to: when it takes back what it said before ("Final
+    answer: B", "scratch that", "I meant B") or concedes what others say ("Some say A; in fact B"), the part
+    without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
+    offers an answer or refuses; otherwise the whole response is graded."""
+    part = committed_part(r)
+    if part is not None:
+        verdict = grader(m, part)
+        if verdict[1] or part.refuses():
+            return verdict
+    return grader(m, r)
+
+
 GRADERS: dict[str, Callable[[PaperMatcher, Response], Verdict]] = {
     "id": grade_id, "title": grade_title, "author": grade_author, "year": grade_year,
 }
 
 __all__ = ["CONCISE_CHARS", "GRADERS", "HEDGED_CREDIT", "MAX_CHARS", "PARTIAL_TITLE_MIN_SHARE",
-           "PARTIAL_TITLE_WEIGHT", "Verdict", "committed_or_hedged", "conciseness", "grade_author", "grade_id",
+           "PARTIAL_TITLE_WEIGHT", "Verdict", "committed_or_hedged", "conciseness", "grade_author", "grade_committed",
+           "grade_id",
            "grade_title", "grade_year", "no_answer"]

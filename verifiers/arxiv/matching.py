@@ -37,7 +37,9 @@ from verifiers.arxiv.normalise import (
     NON_NAME_WORDS,
     fold,
     squash,
+    squeeze_spaces,
     strip_markup,
+    unconfuse,
 )
 from verifiers.arxiv.papers import Paper
 
@@ -72,7 +74,17 @@ def year_of(match: re.Match[str]) -> str | None:
 
 # ------------------------------------------------------------------------------------- refusals and metadata
 
-#: First-person refusals and stock non-answers (a clause containing one is not an answer).
+#: "I don't know" in other languages (Spanish, French, German, Italian, Portuguese, Dutch, Polish, Swedish,
+#: Norwegian/Danish, Turkish, Russian), whole words ...
+_FOREIGN_REFUSALS = (
+    r"|no\s+(?:lo\s+)?s[ée]|je\s+ne\s+(?:le\s+)?sais\s+pas|aucune\s+id[ée]e|ich\s+wei(?:ß|ss)\s+(?:es\s+|das\s+)?nicht"
+    r"|wei(?:ß|ss)\s+ich\s+nicht|keine\s+ahnung|non\s+(?:lo\s+)?so|n[ãa]o\s+(?:sei|fa[çc]o\s+ideia)"
+    r"|(?:ik\s+)?weet\s+(?:het\s+|ik\s+)?niet|nie\s+wiem|vet\s+inte|(?:vet|ved)\s+ikke|bilmiyorum|не\s+знаю"
+)
+#: ... and in scripts without spaces between words (Chinese, Japanese, Korean, Hindi, Arabic), anywhere.
+_FOREIGN_REFUSALS_UNSPACED = r"|不知道|不清楚|(?:わ|分)かりません|知りません|모르겠|모릅니다|몰라|नहीं\s+पता|لا\s+أعرف"
+#: First-person refusals and stock non-answers (a clause containing one is not an answer), in English and, for
+#: "I don't know", in other languages.
 REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
@@ -82,13 +94,21 @@ REFUSAL_RE = re.compile(
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
-    r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
+    r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access"
+    + _FOREIGN_REFUSALS + r")\b" + _FOREIGN_REFUSALS_UNSPACED,
     re.IGNORECASE,
 )
 #: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text); the ones common in prose
 #: first, so that the test on a long response stops early.
+#: Spaced keys come with a line-break twin: :func:`prepare` reads every whitespace run as one space or one line
+#: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I don't\tknow" holds "nt ".
 _REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "unable", "idea", "sorry", "afraid",
-                                  "have no")
+                                  "have no", "nt\n", "my\n", "as\na", "have\nno",
+                                  # other languages (_FOREIGN_REFUSALS)
+                                  "no s", "no\ns", "lo s", "lo\ns", "ideia", "sais", "aucune", "weiß", "weiss",
+                                  "ahnung", "non", "sei", "weet", "wiem", "vet inte", "vet\ninte", "ikke", "bilmiyorum",
+                                  "знаю", "不知道",
+                                  "不清楚", "かりません", "知りません", "모르겠", "모릅니다", "몰라", "पता", "أعرف")
 #: After a refusal phrase, the response may still commit: the part from one of these words on is kept.
 CONTRAST_RE = re.compile(
     r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
@@ -167,7 +187,8 @@ METADATA_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
-                                   "session", "trace", "incident", "case", "my ", "call", "dial", "phone", "tel",
+                                   "as\nof", "my\n", "session", "trace", "incident", "case", "my ", "call", "dial",
+                                   "phone", "tel",
                                    "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
                                    "unavail", "suspend")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
@@ -201,6 +222,7 @@ CORRECTION_AFTER_RE = re.compile(
 #: it's a famous paper" still answers A.
 SUPERSEDE_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:earlier|before|above|previously)[\s.,;:!—–-]*)?"
+    r"(?:(?:hmm+|oh|um+|uh|well|wait|ok|okay|no)[\s.,;:!…—–-]+)?"
     r"(?:(?:(?:actually|in\s+fact|but|however|rather)\s*[,:—–-]?\s*){1,2}"
     r"(?:it[’']?s|it\s+(?:is|was)|that[’']?s|that\s+(?:is|was)|the\s+(?:\w+\s+){0,2}(?:is|was)|i\s+(?:think|believe)"
     r"(?:\s+it[’']?s|\s+it\s+(?:is|was))?)"
@@ -261,7 +283,7 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
-                                   "other than", "unlike", "except")
+                                   "other than", "other\nthan", "unlike", "except")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
@@ -862,7 +884,7 @@ class Response:
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses")
 
     def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
                  lower: str | None = None) -> None:
@@ -873,6 +895,13 @@ class Response:
         self.truncated = truncated
         self.ascii = text.isascii()  # a flag of the string: free
         self._may_refuse: bool | None = None
+        self._refuses: bool | None = None
+
+    def refuses(self) -> bool:
+        """:meth:`refused`, read once per response."""
+        if self._refuses is None:
+            self._refuses = self.refused()
+        return self._refuses
 
     def may_refuse(self) -> bool:
         """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
@@ -905,6 +934,8 @@ class Response:
             may_refuse = self.may_refuse()
         if may_refuse and self.in_refusal(start, end):
             return False
+        if may_refuse and not numeric and self.refuses() and not offered_as_answer(self.text, start, end):
+            return False  # "I can't look that up. It proposed Multi-Head Attention": background, not an answer
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
             if _has_metadata_key(lower[lo:start]):
@@ -941,6 +972,8 @@ class Response:
                 blank_start = contrast.start()
             after = _CONTRAST.search(self, phrase.end(), clause_end)
             blank_end = after.start() if after else clause_end
+            comma = text.find(", ", phrase.end(), blank_end)  # "I don't know exactly, A or B": the comma ends it
+            blank_end = comma if comma >= 0 else blank_end
             if blank_start <= start and end <= blank_end:
                 return True
         return False
@@ -958,6 +991,32 @@ class Response:
         return self.may_refuse() and _REFUSAL.search(self, 0, len(self.text)) is not None
 
 
+#: Right before a title or a name, what offers it as the answer: a copula or attribution ("it's", "is", "by",
+#: "called"), a word of guessing ("I think", "maybe", "probably"), a contrast ("but", "though"), a label's colon,
+#: a line's or the response's start (quotes and emphasis between).
+_OFFER_CUE_BEFORE_RE = re.compile(
+    r"(?:\b(?:is|was|be|it[’']?s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
+    r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:\n]|^"
+    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)[\s\"“‘'`*_(\[]*$",
+    re.IGNORECASE,
+)
+#: After a candidate that opens a sentence: the sentence ends there (or goes on only with a guessing phrase).
+_ALONE_IN_SENTENCE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:[.!?;\n]|$|\s+or\s|,\s*(?:i\s+think|i\s+believe|maybe|perhaps"
+                                   r"|probably|possibly|i\s+guess))", re.IGNORECASE)
+
+
+def offered_as_answer(text: str, start: int, end: int) -> bool:
+    """Whether the title or name at ``text[start:end]`` is offered as the answer, for a response that refuses:
+    a cue right before it (``_OFFER_CUE_BEFORE_RE``: "but it's X", "Maybe X", "Answer: X", X on a line of its
+    own), or it is a sentence of its own ("I can't check. Attention Is All You Need.").  Elsewhere in such a
+    response it is background ("I can't look that up. It proposed Multi-Head Attention", "... a team at Google
+    Brain"), and offers no answer."""
+    if _OFFER_CUE_BEFORE_RE.search(text, max(0, start - 30), start) is not None:
+        return True
+    head = text[max(0, start - 4):start].rstrip(" \"“‘'`*_([")
+    return (not head or head[-1] in ".!?") and _ALONE_IN_SENTENCE_RE.match(text, end) is not None
+
+
 #: A superseding candidate starts at most this many characters after the restatement ("Actually, it was
 #: submitted in 2017"); further on it is more information, not a correction ("2015, but it was published at
 #: CVPR in 2016").
@@ -970,6 +1029,109 @@ def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> boo
     ``later()`` (called only after a restatement is found), at most ``RESTATE_REACH`` characters after it."""
     at = r.restated_after(end)
     return at >= 0 and any(at <= start <= at + RESTATE_REACH for start in later())
+
+
+# ------------------------------------------------------------------------- what the response takes back or concedes
+
+#: A retraction of everything said before it: the answer is what follows the last one ("I think A or B. Final
+#: answer: B", "A. Hmm, scratch that: B", "A... no, wait. B", "I meant B", "Correction: B", "On second thought,
+#: B", "the correct answer is B").
+RETRACT_ALL_RE = re.compile(
+    r"\b(?:(?:my\s+)?final\s+answer|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
+    r"|i\s+meant|correction\s*[:—–-]|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
+    r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer\s+is)\b",
+    re.IGNORECASE,
+)
+_RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant", "correct", "second\nthought",
+                                  "second thought", "take", "answer", "wrong")
+#: A concession: what the clause holding it says is what others say, not the answer ("You might see A cited",
+#: "Some say A", "A is usually credited", "A is a common misconception", "Neither A nor B").
+CONCESSION_RE = re.compile(
+    r"\b(?:you\s+(?:might|may|could|will|would|often|sometimes)\s+(?:\w+\s+)?(?:see|find|read|hear|encounter|think)"
+    r"|some(?:\s+(?:people|sources|sites|papers|references|websites|databases|listings|authors|citations))?\s+"
+    r"(?:say|claim|think|believe|list|cite|give|credit|attribute|report|suggest|mention)"
+    r"|(?:often|commonly|usually|sometimes|frequently|widely|mistakenly|wrongly|incorrectly|erroneously|popularly"
+    r"|occasionally|generally)\s+(?:\w+\s+)?(?:cited|credited|attributed|given|listed|quoted|called|confused|thought"
+    r"|believed|assumed|reported|mistaken|associated|named|mentioned|said|misattributed|stated)"
+    r"|(?:common|frequent|popular|widespread)\s+(?:misconception|mistake|confusion|error|misattribution|guess"
+    r"|answer|belief)|people\s+(?:often\s+|sometimes\s+|usually\s+)?(?:think|say|assume|believe|guess|cite)"
+    r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect))\b",
+    re.IGNORECASE,
+)
+_CONCESSION_KEYS: tuple[str, ...] = ("might", "may", "could", "will", "would", "some", "often", "usual", "common",
+                                     "sometimes", "frequent", "widely", "mistaken", "wrong", "incorrect", "erroneous",
+                                     "popular", "occasional", "general", "people", "neither", "tempt")
+#: The claim after a concession: a strong contrast (";", a dash, "in fact", "actually"), or "but", "however",
+#: "yet" and a commitment ("but it's", "but the answer is", "however, the first author was").
+CLAIM_AFTER_RE = re.compile(
+    r"[;—–]|\s-\s|\b(?:in\s+fact|actually|in\s+reality|in\s+truth)\b"
+    r"|\b(?:but|however|yet|rather|whereas)\b,?\s*(?=(?:it|this|that)(?:[’']s|\s+is|\s+was)\b"
+    r"|the\s+(?:\w+\s+){0,3}(?:is|was)\b|in\s+fact|actually|really|rather|in\s+reality)",
+    re.IGNORECASE,
+)
+_has_retract_key = contains_any(_RETRACT_KEYS)
+_has_concession_key = contains_any(_CONCESSION_KEYS)
+
+
+def _sentence_before(text: str, at: int) -> int:
+    """Where the sentence holding offset ``at`` starts: after the last ". ", "! ", "? " or line break before it."""
+    best = text.rfind("\n", 0, at) + 1
+    for stop in (". ", "! ", "? "):
+        i = text.rfind(stop, best, at)
+        while i >= 0 and stop == ". " and _abbreviation_before(text, i):
+            i = text.rfind(stop, best, i)
+        if i >= 0:
+            best = i + 2
+    return best
+
+
+def _abbreviation_before(text: str, dot: int) -> bool:
+    """Whether the full stop at ``dot`` ends an initial ("Ian J. Goodfellow") or "et al.", not a sentence."""
+    return dot >= 1 and text[dot - 1].isupper() and (dot < 2 or not text[dot - 2].isalpha()) or text.endswith(
+        ("et al", "et. al"), 0, dot)
+
+
+def retracted_prefix(r: Response) -> list[tuple[int, int]]:
+    """The text before the last retraction of everything said so far (``RETRACT_ALL_RE``), as one span, or
+    ``[]``: "I think A or B. Final answer: B" offers B alone."""
+    if not _has_retract_key(r.lower):
+        return []
+    last = None
+    for last in RETRACT_ALL_RE.finditer(r.text):  # noqa: B007 - the last one counts
+        pass
+    return [] if last is None or last.start() == 0 else [(0, last.start())]
+
+
+def concession_spans(r: Response) -> list[tuple[int, int]]:
+    """Spans of concessions followed by a claim: from the start of the sentence holding the concession
+    (``CONCESSION_RE``) to the claim (``CLAIM_AFTER_RE``) within the sentence or at the start of the next one
+    ("You might see A cited, but the answer is C": the span holds A; "Some say A; in fact C"; "Neither A nor B
+    - it's C")."""
+    if not _has_concession_key(r.lower):
+        return []
+    text, spans = r.text, []
+    for cue in CONCESSION_RE.finditer(text):
+        start = _sentence_before(text, cue.start())
+        end = text.find("\n", cue.end())
+        end = len(text) if end < 0 else end
+        end = min(end, cue.end() + 300)
+        claim = CLAIM_AFTER_RE.search(text, cue.end(), end)
+        if claim is not None:
+            stop = _sentence_before(text, claim.start())
+            if stop <= cue.start() or text[stop:claim.start()].strip() == "":
+                spans.append((start, claim.start()))
+    return spans
+
+
+def committed_part(r: Response) -> Response | None:
+    """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
+    or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
+    part offers no answer (see :func:`verifiers.arxiv.grading.grade_committed`)."""
+    spans = retracted_prefix(r) + concession_spans(r)
+    if not spans:
+        return None
+    text = blank(r.text, spans)
+    return Response(text, r.raw, r.echoed, r.truncated)
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
@@ -993,20 +1155,59 @@ def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], re
     return out
 
 
+#: A bracketed span that may be a template's placeholder ("[TITLE]", "<first author>", "{title}", "[Insert title
+#: here]"): its words are read by :func:`_placeholder_words`.
+_BRACKETED_RE = re.compile(r"\[([^\[\]\n]{1,40})\]|<([^<>\n]{1,40})>|\{\{?([^{}\n]{1,40})\}?\}")
+#: A masked value: a word of repeated X's (with digits, dots or hyphens: "XXXX.XXXXX", "20XX", "17xx.xxxxx"), the
+#: ID scheme's letters ("YYMM.NNNNN") or a run of question marks or hashes.
+_MASK_RE = re.compile(r"(?<![\w.])(?:[0-9]*(?:X{2,}|x{2,})[0-9]*(?:[./-][0-9]*(?:X+|x+|N+)[0-9]*)*|YYMM(?:\.N{4,5})?"
+                      r"|N{4,5}|\?{2,}|#{2,})(?![\w])")
+#: Words of a template's placeholder, beyond those that are never a name (``NON_NAME_WORDS``).
+_PLACEHOLDER_WORDS = frozenset("insert enter fill here your placeholder blank todo tbd tba xxx full last given "
+                               "surname lastname firstname fullname value field".split())
+
+
+def _placeholder_words(inside: str) -> bool:
+    """Whether the inside of a bracketed span is a placeholder: its words are all words that are never a name or
+    placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE")."""
+    words = _WORD_RE.findall(inside.replace("_", " "))
+    if not words:
+        return False
+    return all(w.lower() in NON_NAME_WORDS or w.lower() in _PLACEHOLDER_WORDS for w in words) or (
+        "_" in inside and inside.strip().isupper())
+
+
+def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
+    """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
+    "<author>", "{first_author}", "[Insert title here]") or a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
+    "???").  Substring tests first: most responses hold neither brackets nor masks."""
+    spans: list[tuple[int, int]] = []
+    if "[" in text or "<" in text or "{" in text:
+        for m in _BRACKETED_RE.finditer(text):
+            inside = m.group(1) or m.group(2) or m.group(3)
+            if inside and inside[0] != "/" and _placeholder_words(inside) or inside and inside[0] == "/" and (
+                    _placeholder_words(inside[1:])):
+                spans.append(m.span())
+    if "xx" in lower or "yymm" in lower or "??" in text or "##" in text or "nnnn" in lower:
+        spans += [m.span() for m in _MASK_RE.finditer(text)]
+    return spans
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, strip markup, blank ``echoes`` of the task
     (see the module docstring; refusals, negations and metadata are judged per candidate by
     :meth:`Response.counts`)."""
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
-    text = strip_markup(raw)
+    text = squeeze_spaces(strip_markup(unconfuse(raw)))
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
         if echo.key in lower:  # the usual case is no echo: skip the call
             spans += echo.spans(text, lower)
-    if spans:
-        text = blank(text, spans)
+    placeholders = placeholder_spans(text, lower)
+    if placeholders or spans:
+        text = blank(text, spans + placeholders)
         lower = text.lower()
     return Response(text, raw, bool(spans), truncated, lower)
 
@@ -1028,9 +1229,10 @@ def blank(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def _parts_pattern(phrase: str) -> str:
-    """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them."""
+    """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them; "and"
+    may be written "&"."""
     parts = _WORD_PART_RE.findall(fold(phrase))
-    return r"(?<![^\W_])" + _GAP.join(map(re.escape, parts)) + r"(?![^\W_])"
+    return r"(?<![^\W_])" + _GAP.join("(?:and|&)" if p == "and" else re.escape(p) for p in parts) + r"(?![^\W_])"
 
 
 def _key(phrase: str) -> str:
