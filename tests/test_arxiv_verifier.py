@@ -1439,3 +1439,57 @@ def test_ampersand_reads_as_and_in_titles() -> None:
 
     phrase = Phrase.title("Understanding and Generation")
     assert phrase.spans("Understanding & Generation", "understanding & generation")
+
+
+#: F: numbers given as context (a cross-reference, a revision, the YYMM prefix, another field) are no rivals.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1706.03762/id", "1706.03762 (see also 1810.04805)"), ("1706.03762/id", "1706.03762; cf. 1810.04805 for BERT"),
+    ("1706.03762/id", "arXiv:1706.03762. Related: 1810.04805."),
+    ("1706.03762/id", "1706.03762, not to be confused with 1810.04805"),
+    ("1706.03762/id", "1706.03762 (follow-up: 1810.04805)"),
+    ("1706.03762/year", "2017 (v2 posted 2018)"), ("1706.03762/year", "Submitted: 2017; Published: NeurIPS 2017"),
+    ("1706.03762/year", "Submitted: 2017; Updated: 2019"), ("1706.03762/year", "2017 (YYMM prefix 1706)"),
+    (GPT3_YEAR, "2020 (the YYMM prefix 2005 means May 2020)"), (GPT3_YEAR, "The prefix 2005 means 2020."),
+    ("1706.03762/year", "2017. See also 2018's follow-up work."),
+    ("1706.03762/year", "Submitted 2017, last revised 2023"),
+    ("1706.03762/year", "Year: 2017\nLast updated: 2023"),
+])
+def test_context_numbers_are_no_alternatives(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+def test_context_numbers_alone_are_still_answers() -> None:
+    assert grade("1706.03762/id", "See also 1810.04805").composite == 0.5
+    assert grade("1706.03762/id", "1706.03762 or 1810.04805").composite == 0.75
+
+
+@pytest.mark.parametrize("output", ["cs/0601001", "hep-th/9901001", "arXiv:cs/0601001v2", "math.AG/0601001"])
+def test_old_style_ids_are_ids(output: str) -> None:
+    g = grade("1706.03762/id", output)
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), output
+    assert grade("1706.03762/id", f"1706.03762 or {output}").composite == 0.75
+
+
+#: H: whole surnames; initial-first and Vancouver lists name their first author first.
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Smith-Vaswani", 0.5), ("Vaswani-Smith", 0.5), ("Ashish Smith-Vaswani", 0.5),
+    ("A. Vaswani, N. Shazeer, N. Parmar", 1.0), ("N. Shazeer, A. Vaswani, N. Parmar", 0.5),
+    ("Vaswani A, Shazeer N, Parmar N", 1.0), ("Shazeer N, Vaswani A, Parmar N", 0.5), ("Vaswani A.", 1.0),
+    ("N. Shazeer and A. Vaswani", 0.5), ("Vaswani, N. Shazeer", 1.0), ("Vaswani, N.", 0.5),
+])
+def test_whole_surnames_and_author_list_orders(output: str, composite: float) -> None:
+    assert grade("1706.03762/author", output).composite == composite, output
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_vancouver_and_initial_first_lists_for_every_paper(paper_id: str) -> None:
+    paper = PAPER_OF[paper_id]
+    task_id = f"{paper_id}/author"
+    other = "Ruslan Q. Zyxwater"
+    initials = "".join(w[0] for w in paper.first_author.split()[:-1])
+    given_initials = ". ".join(w[0] for w in paper.first_author.split()[:-1]) + "."
+    assert grade(task_id, f"{paper.last_name} {initials}, Zyxwater RQ").composite == 1.0
+    assert grade(task_id, f"Zyxwater RQ, {paper.last_name} {initials}").composite == 0.5
+    assert grade(task_id, f"{given_initials} {paper.last_name}, R. Q. Zyxwater").composite == 1.0
+    assert grade(task_id, f"R. Q. Zyxwater, {given_initials} {paper.last_name}").composite == 0.5
+    assert grade(task_id, f"Zyxwater-{paper.last_name}").correctness == 0.0, other

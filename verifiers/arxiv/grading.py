@@ -205,16 +205,52 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
     return found
 
 
+#: A cue right before a number that makes it context for another paper or another field, not a rival answer:
+#: a cross-reference ("see also 1810.04805", "cf.", "related:", "not to be confused with", "follow-up:") or the
+#: YYMM prefix read out ("the prefix 2005 means May 2020").
+_CONTEXT_BEFORE_RE = re.compile(
+    r"(?:\bsee\s+also|\bcf\.|\bcompare(?:\s+with)?|\brelated(?:\s+(?:paper|work|id|identifier))?|\bnot\s+to\s+be"
+    r"\s+confused\s+with|\bfollow[\s-]?ups?(?:\s+(?:paper|work))?|\bsuccessor|\bpredecessor|\bbuilds?\s+on"
+    r"|\bbased\s+on|\bcited\s+by|\bcites|\bprefix(?:\s+is)?|\byymm)\s*[:(]?\s*(?:arxiv\s*:?\s*)?\Z")
+_CONTEXT_KEYS: tuple[str, ...] = ("see", "cf", "compar", "relat", "confus", "follow", "success", "predecess",
+                                  "build", "based", "cite", "prefix", "yymm")
+_has_context_key = contains_any(_CONTEXT_KEYS)
+
+
+def _without_context(r: Response, offered: dict[str, tuple[int, int]]) -> list[str]:
+    """The values of ``offered`` (value -> span), without those given as context (``_CONTEXT_BEFORE_RE``: "see also
+    X", "the prefix X") when a value without such a cue remains: context for another paper is no rival answer."""
+    if len(offered) < 2:
+        return list(offered)
+    context = set()
+    for value, (start, _) in offered.items():
+        window = r.lower[max(0, start - 40):start]
+        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window):
+            context.add(value)
+    return [v for v in offered if v not in context] if context and len(context) < len(offered) else list(offered)
+
+
+#: An old-style arXiv identifier (to March 2007): archive, optional subject class, "/", YYMMNNN ("cs/0601001",
+#: "hep-th/9901001", "math.AG/0601001"), optional version.  A wrong one is a wrong ID, not a missing one.
+OLD_ID_RE = re.compile(r"(?<![\w.-])((?:[a-z]+(?:-[a-z]+)?)(?:\.[A-Z]{2})?/[0-9]{2}(?:0[1-9]|1[0-2])[0-9]{3})"
+                       r"(?:v[0-9]+)?(?![0-9])", re.IGNORECASE)
+
+
 def find_ids(text: str) -> list[tuple[str, int, int]]:
-    """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span)."""
+    """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span), and of
+    every old-style one (:data:`OLD_ID_RE`), in order."""
     out: list[tuple[str, int, int]] = []
-    if "." not in text:  # every ID has a dot
+    if "." not in text and "/" not in text:  # every ID has a dot, every old-style one a slash
         return out
     for hit in _ID_HIT_RE.finditer(text):
         if hit.start() >= 4:
             x = ID_RE.match(text, hit.start() - 4)
             if x is not None:
                 out.append((x.group(1), x.start(), x.end()))
+    if "/" in text:
+        old = [(x.group(1).lower(), x.start(), x.end()) for x in OLD_ID_RE.finditer(text)]
+        if old:
+            out = sorted(out + old, key=lambda row: row[1])
     return out
 
 
@@ -251,7 +287,7 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
     """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
     want = m.paper.arxiv_id
-    found = _values(r, find_ids(r.text))
+    found = _without_context(r, _offered(r, find_ids(r.text)))
     if not found:
         return no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", r)
     return committed_or_hedged(found, want, "ID")
@@ -268,7 +304,8 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     offered = _offered(r, find_years(r.text))
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
-    found = list(offered)
+    found = _without_context(r, offered)
+    offered = {v: offered[v] for v in found}
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
         events = {v for v, (start, _) in offered.items()
                   if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)}
@@ -581,6 +618,8 @@ def _name_start(text: str, start: int) -> int:
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
 
 
+#: A name right after an initial: "Vaswani, N. Shazeer" lists "N. Shazeer" next, so "N." is not Vaswani's.
+_NEXT_NAME_RE = re.compile(r"[ \t]+(?-i:[A-Z])(?:[^\W\d_]+|\.[ \t]*(?-i:[A-Z]))")
 #: An initial after the surname, in the "Surname, I." citation form.
 _INITIAL_AFTER_RE = re.compile(r",[ \t]*(?-i:([A-Z]))\.")
 #: The element of a list of names right before a name: up to four capitalised words or initials, then a comma,
@@ -646,7 +685,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
             continue  # "X. Vaswani": the same surname, another person
         initial = _INITIAL_AFTER_RE.match(text, end)
-        if initial is not None and not _given_names_fit(initial.group(1) + ".", m.paper.first_author):
+        if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None and not _given_names_fit(
+                initial.group(1) + ".", m.paper.first_author):  # (an initial then a name: the next author's)
             continue  # "Vaswani, N.": the same
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first

@@ -1412,13 +1412,16 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
     """The first author's accepted citation forms, one rule for every author.
 
     The surname counts, as a whole word in any case, when written in a citation form: with the given name
-    (either order, "Kaiming He", "He Kaiming", "He, Kaiming"), with the given name's initial ("K. He", "He, K."),
-    followed by "et al." ("He et al."), or as the whole answer.  A surname that is not also a common English
+    (either order, "Kaiming He", "He Kaiming", "He, Kaiming"), with the given name's initial ("K. He", "He, K.",
+    Vancouver "He K"),
+    followed by "et al." ("He et al."), or as the whole answer; always as a whole name, not part of a hyphenated
+    one ("Smith-Vaswani" is someone else).  A surname that is not also a common English
     word counts on its own too ("Kingma wrote it"); one that is ("He", "Long") counts only in those forms, since
     alone it reads as the word.  Source: author-date citation conventions (APA 7th ed., sections 8.17 and 9.8:
     "Surname et al." in text, "Surname, Initials." in references).
     """
-    surname = _parts_pattern(paper.last_name)
+    # a whole name: not part of a hyphenated one ("Smith-Vaswani", "Vaswani-Smith" are other people)
+    surname = rf"(?<![^\W_]-){_parts_pattern(paper.last_name)}(?!-[^\W_])"
     if not ambiguous:
         return re.compile(surname, re.IGNORECASE)
     given = _parts_pattern(paper.given_name)
@@ -1429,6 +1432,7 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
         rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
         rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
         rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
+        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?-i:[a-z]))",  # He K (Vancouver)
         rf"{surname}\s+et\.?\s+al\b",                           # He et al.
         rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
     ]
