@@ -1493,3 +1493,34 @@ def test_vancouver_and_initial_first_lists_for_every_paper(paper_id: str) -> Non
     assert grade(task_id, f"{given_initials} {paper.last_name}, R. Q. Zyxwater").composite == 1.0
     assert grade(task_id, f"R. Q. Zyxwater, {given_initials} {paper.last_name}").composite == 0.5
     assert grade(task_id, f"Zyxwater-{paper.last_name}").correctness == 0.0, other
+
+
+#: D: candidates laid out as inline items, table rows, XML elements, JSON arrays or options are hedging.
+@pytest.mark.parametrize(("task_id", "output"), [
+    (ATTENTION, "(1) Attention Is All You Need (2) Deep Residual Learning for Image Recognition"),
+    (ATTENTION, "1) Attention Is All You Need 2) Self-Attention Networks"),
+    (ATTENTION, "| Title |\n|---|\n| Attention Is All You Need |\n| Self-Attention Networks for Translation |"),
+    (ATTENTION, '{"title": ["Attention Is All You Need", "Self-Attention Networks for Translation"]}'),
+    (ATTENTION, "<title>Attention Is All You Need</title><title>Self-Attention Networks</title>"),
+    (ATTENTION, "Option A: Attention Is All You Need. Option B: Self-Attention Networks for Translation."),
+    ("1706.03762/author", "(1) Vaswani (2) Shazeer"), ("1706.03762/author", "Option A: Vaswani. Option B: Shazeer."),
+    ("1706.03762/author", '{"first_author": ["Ashish Vaswani", "Noam Shazeer"]}'),
+    ("1706.03762/author", "| First author |\n|---|\n| Vaswani |\n| Shazeer |"),
+    ("1706.03762/author", "<first_author>Vaswani</first_author><first_author>Shazeer</first_author>"),
+    ("1706.03762/id", "(1) 1706.03762 (2) 1706.03763"), ("1706.03762/year", '{"year": [2017, 2018]}'),
+    ("1706.03762/year", "<year>2017</year><year>2018</year>"),
+])
+def test_hedging_layouts(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.75, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    (ATTENTION, "| Title | Year |\n|---|---|\n| Attention Is All You Need | 2017 |"),
+    (ATTENTION, '{"title": "Attention Is All You Need"}'), (ATTENTION, "<title>Attention Is All You Need</title>"),
+    (ATTENTION, "<title>Attention Is All You Need</title>\n<authors>Ashish Vaswani, Noam Shazeer</authors>"),
+    ("1706.03762/author", '{"first_author": "Ashish Vaswani", "authors": ["Ashish Vaswani", "Noam Shazeer"]}'),
+    ("1706.03762/author", "<first_author>Ashish Vaswani</first_author>"),
+    ("1706.03762/year", "(1) It was submitted in 2017. (2) It appeared at NeurIPS."),
+])
+def test_one_answer_in_a_layout_is_committed(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output

@@ -1193,13 +1193,50 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: An inline enumerator (after a space or at a line's start): "(1)", "2)", "(b)", "Option A:", "Candidate 2 -"
+#: (group 1..3: its label).
+_INLINE_ENUMERATOR_RE = re.compile(
+    r"(?:\(([1-9a-h])\)|([1-9a-h])\)|(?:option|candidate|choice|alternative|possibility)\s+"
+    r"([1-9a-h])\s*[:.)—–-])(?=[ \t])", re.IGNORECASE)
+#: A field of the answer written as an XML element ("<title>...</title>"), or one whose value is one answer written
+#: as a JSON array
+#: ("first_author": ["A", "B"]: group 1, the array's inside).
+_has_option_word = contains_any(("ption", "andidate", "hoice", "lternative", "ossibilit"))
+_XML_TAG_RE = re.compile(r"<(/?)((?i:title|first[_-]?author|authors?|answer|year|arxiv[_-]?id|id|name|candidate"
+                         r"|option|paper))>")
+_ONE_ANSWER_KEYS = r"(?:title|first[_ -]?author|answer|arxiv[_ -]?id|id|year|name)"
+_JSON_ARRAY_RE = re.compile(r"[\"']" + _ONE_ANSWER_KEYS + r"[\"']\s*:\s*\[([^\[\]\n]{1,600})\]", re.IGNORECASE)
+
+
+def one_item_per_line(text: str) -> str:
+    """``text`` with the candidates of a layout each on a line of its own (same length, so offsets stay): items
+    of an inline enumeration ("(1) A (2) B", "Option A: ... Option B: ..."), XML elements ("<title>A</title>
+    <title>B</title>" reads "title: A" then "title: B") and the values of a JSON array under a key of one
+    answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
+    several candidates so laid out are hedging."""
+    if text.count(")") >= 2 or ":" in text and _has_option_word(text):
+        marks = [m for m in _INLINE_ENUMERATOR_RE.finditer(text) if m.start() == 0 or text[m.start() - 1].isspace()]
+        if len({(m.group(1) or m.group(2) or m.group(3)).lower() for m in marks}) >= 2:
+            chars = list(text)
+            for m in marks:
+                if m.start() > 0 and chars[m.start() - 1] in " \t":
+                    chars[m.start() - 1] = "\n"
+            text = "".join(chars)
+    if "<" in text and ">" in text:
+        text = _XML_TAG_RE.sub(lambda m: (" " * (len(m.group()) - 1) + "\n") if m.group(1) else
+                               f"{m.group(2)}: ", text)
+    if "[" in text and ":" in text:
+        text = _JSON_ARRAY_RE.sub(lambda m: m.group().replace(", ", ",\n").replace(",\t", ",\n"), text)
+    return text
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, strip markup, blank ``echoes`` of the task
     (see the module docstring; refusals, negations and metadata are judged per candidate by
     :meth:`Response.counts`)."""
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
-    text = squeeze_spaces(strip_markup(unconfuse(raw)))
+    text = one_item_per_line(squeeze_spaces(strip_markup(unconfuse(raw))))
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
