@@ -1524,3 +1524,31 @@ def test_hedging_layouts(task_id: str, output: str) -> None:
 ])
 def test_one_answer_in_a_layout_is_committed(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 1.0, output
+
+
+#: J: runs of quote characters (curly, guillemets, straight, emphasis) are read in linear time.
+QUOTE_RUNS = ["“", "‘", "«", "’", '"', "'", "*", "_", "`", "“a", "‘Is’ ", "“Attention ", "'Vaswani' ", "“”",
+              "Some say 2017; ", "а"]
+
+
+def _grade_seconds(task_id: str, unit: str, n: int) -> float:
+    import time
+
+    text = (unit * (n // len(unit) + 1))[:n]
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        grade(task_id, text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.parametrize("unit", QUOTE_RUNS)
+@pytest.mark.parametrize("task_id", [ATTENTION, "1706.03762/author"])
+def test_quote_runs_grade_in_linear_time(task_id: str, unit: str) -> None:
+    """Four times the text takes well under sixteen times as long (quadratic), and 40,000 characters under 0.3 s
+    (a 300-character scan from each opening quote took about 0.7 s); the faster of two runs, with slack for a
+    loaded machine."""
+    small, large = _grade_seconds(task_id, unit, 10_000), _grade_seconds(task_id, unit, 40_000)
+    assert large < 0.3, (unit, large)
+    assert large < 9 * max(small, 0.002), (unit, small, large)

@@ -718,12 +718,15 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     answer: B", "scratch that", "I meant B") or concedes what others say ("Some say A; in fact B"), the part
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
+    verdict = grader(m, r)
+    if not verdict[1]:  # no answer in the whole response: none in a part of it either
+        return verdict
     part = committed_part(r)
     if part is not None:
-        verdict = grader(m, part)
-        if verdict[1] or part.refuses():
-            return verdict
-    return grader(m, r)
+        committed = grader(m, part)
+        if committed[1] or part.refuses():
+            return committed
+    return verdict
 
 
 GRADERS: dict[str, Callable[[PaperMatcher, Response], Verdict]] = {

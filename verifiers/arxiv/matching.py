@@ -296,7 +296,14 @@ def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
 
 _has_negation_key = contains_any(_NEGATION_KEYS)
 _has_metadata_key = contains_any(_METADATA_KEYS)
-_has_refusal_key = contains_any(_REFUSAL_KEYS)
+#: The keys split by script: a key outside ASCII never occurs in ASCII text, so there only the ASCII ones are read.
+_has_ascii_refusal_key = contains_any(k for k in _REFUSAL_KEYS if k.isascii())
+_has_other_refusal_key = contains_any(k for k in _REFUSAL_KEYS if not k.isascii())
+
+
+def _has_refusal_key(s: str) -> bool:
+    """Whether a key of ``_REFUSAL_KEYS`` occurs in ``s`` (the non-ASCII keys only when ``s`` is not ASCII)."""
+    return _has_ascii_refusal_key(s) or not s.isascii() and _has_other_refusal_key(s)
 
 
 def retracted(text: str, start: int, end: int) -> bool:
@@ -407,9 +414,10 @@ def _extended_before(text: str, start: int) -> bool:
         lowered = word.lower()
         return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
     return False
-#: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.
+#: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.  No
+#: span holds its own opening quote, so a run of opening quotes is read in linear time (each one stops at the next).
 QUOTED_RE = re.compile(
-    r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”|‘([^’\n]{2,300})’|«([^»\n]{2,300})»|`([^`\n]{2,300})`"
+    r"\"([^\"\n]{2,300})\"|“([^“”\n]{2,300})”|‘([^‘’\n]{2,300})’|«([^«»\n]{2,300})»|`([^`\n]{2,300})`"
     r"|\*\*?([^*\n]{2,300}?)\*\*?|_(?<!\w_)([^_\n]{2,300})_(?![\w])|'(?<!\w')([^'\n]{2,300})'(?![\w])"
 )  # every branch starts with a literal (the lookbehinds follow it), so ``re`` skips to the next quote in C
 _QUOTE_CHARS = "\"“‘«`*_'"
@@ -1058,9 +1066,9 @@ CONCESSION_RE = re.compile(
     r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect))\b",
     re.IGNORECASE,
 )
-_CONCESSION_KEYS: tuple[str, ...] = ("might", "may", "could", "will", "would", "some", "often", "usual", "common",
-                                     "sometimes", "frequent", "widely", "mistaken", "wrong", "incorrect", "erroneous",
-                                     "popular", "occasional", "general", "people", "neither", "tempt")
+_CONCESSION_KEYS: tuple[str, ...] = ("you", "some", "often", "usual", "common", "frequent", "widely", "mistaken",
+                                     "wrong", "incorrect", "erroneous", "popular", "occasional", "general", "people",
+                                     "neither", "tempt", "assume", "expect")
 #: The claim after a concession: a strong contrast (";", a dash, "in fact", "actually"), or "but", "however",
 #: "yet" and a commitment ("but it's", "but the answer is", "however, the first author was").
 CLAIM_AFTER_RE = re.compile(
@@ -1073,9 +1081,15 @@ _has_retract_key = contains_any(_RETRACT_KEYS)
 _has_concession_key = contains_any(_CONCESSION_KEYS)
 
 
+#: How far back the start of a concession's sentence is looked for (bounds the work per concession).
+SENTENCE_REACH = 300
+
+
 def _sentence_before(text: str, at: int) -> int:
-    """Where the sentence holding offset ``at`` starts: after the last ". ", "! ", "? " or line break before it."""
-    best = text.rfind("\n", 0, at) + 1
+    """Where the sentence holding offset ``at`` starts: after the last ". ", "! ", "? " or line break before it
+    (at most ``SENTENCE_REACH`` characters back)."""
+    best = text.rfind("\n", max(0, at - SENTENCE_REACH), at) + 1
+    best = max(best, at - SENTENCE_REACH)
     for stop in (". ", "! ", "? "):
         i = text.rfind(stop, best, at)
         while i >= 0 and stop == ". " and _abbreviation_before(text, i):
@@ -1112,9 +1126,8 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
     text, spans = r.text, []
     for cue in CONCESSION_RE.finditer(text):
         start = _sentence_before(text, cue.start())
-        end = text.find("\n", cue.end())
-        end = len(text) if end < 0 else end
-        end = min(end, cue.end() + 300)
+        end = text.find("\n", cue.end(), cue.end() + SENTENCE_REACH)
+        end = min(len(text), cue.end() + SENTENCE_REACH) if end < 0 else end
         claim = CLAIM_AFTER_RE.search(text, cue.end(), end)
         if claim is not None:
             stop = _sentence_before(text, claim.start())
@@ -1127,6 +1140,9 @@ def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
     part offers no answer (see :func:`verifiers.arxiv.grading.grade_committed`)."""
+    text = r.text
+    if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
+        return None
     spans = retracted_prefix(r) + concession_spans(r)
     if not spans:
         return None
@@ -1177,11 +1193,16 @@ def _placeholder_words(inside: str) -> bool:
         "_" in inside and inside.strip().isupper())
 
 
+_has_placeholder_key = contains_any(("[", "<", "{", "xx", "XX", "xX", "Xx", "YYMM", "yymm", "??", "##", "NNNN", "nnnn"))
+
+
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
     "<author>", "{first_author}", "[Insert title here]") or a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
     "???").  Substring tests first: most responses hold neither brackets nor masks."""
     spans: list[tuple[int, int]] = []
+    if not _has_placeholder_key(text):
+        return spans
     if "[" in text or "<" in text or "{" in text:
         for m in _BRACKETED_RE.finditer(text):
             inside = m.group(1) or m.group(2) or m.group(3)

@@ -148,19 +148,37 @@ HOMOGLYPHS: dict[str, str] = {
 }
 _INVISIBLE = str.maketrans(dict.fromkeys(INVISIBLE_CHARS))
 _HOMOGLYPHS = str.maketrans(HOMOGLYPHS)
-#: A word with a character outside ASCII (letters, digits, inner hyphens and apostrophes).
-_NON_ASCII_WORD_RE = re.compile(r"[^\W_]*[^\x00-\x7f][\w'’-]*")
+#: A word (letters, digits, inner hyphens and apostrophes).
+_WORD_AT_RE = re.compile(r"[\w'’-]+")
+_LOOK_ALIKE_RE = re.compile("[" + "".join(HOMOGLYPHS) + "]")
 _ASCII_LETTER_RE = re.compile(r"[A-Za-z]")
 #: Whitespace other than a single space or a lone line break: a run holding a line break reads as one line
 #: break, any other run as one space.
 _ODD_SPACE_RE = re.compile(r"[^\S\n]*\n\s*|[^\S\n]{2,}|[^\S \n]")
 _ASCII_ODD_SPACES: tuple[str, ...] = ("  ", "\t", "\r", "\n ", " \n", "\n\n", "\x0b", "\x0c")
+_has_odd_space = eval("lambda s: " + " or ".join(f"{k!r} in s" for k in _ASCII_ODD_SPACES))  # noqa: S307 - constants
 
 
-def _latin_word(word: re.Match[str]) -> str:
+def _latin_words(text: str) -> str:
+    """``text`` with each word holding a look-alike letter passed through :func:`_latin_word` (each word read
+    once: linear in the text)."""
+    out, pos = [], 0
+    for hit in _LOOK_ALIKE_RE.finditer(text):
+        if hit.start() < pos:
+            continue  # inside a word already read
+        start = hit.start()
+        while start > pos and (text[start - 1].isalnum() or text[start - 1] in "'’-"):
+            start -= 1
+        end = _WORD_AT_RE.match(text, hit.start()).end()
+        out += [text[pos:start], _latin_word(text[start:end])]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _latin_word(w: str) -> str:
     """The word with its look-alike letters read as Latin when it is written in Latin letters: it holds an ASCII
     letter, or every letter of it has a Latin look-alike.  A word of another script ("не знаю") is kept."""
-    w = word.group()
     latin = w.translate(_HOMOGLYPHS)
     if latin == w or _ASCII_LETTER_RE.search(w) or latin.isascii():
         return latin
@@ -175,7 +193,9 @@ def unconfuse(text: str) -> str:
     if text.isascii():
         return text
     text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
-    return _NON_ASCII_WORD_RE.sub(_latin_word, text) if not text.isascii() else text
+    if text.isascii() or text.translate(_HOMOGLYPHS) == text:  # no look-alike: no word to read (C scans only)
+        return text
+    return _latin_words(text)
 
 
 def squeeze_spaces(text: str) -> str:
@@ -185,7 +205,7 @@ def squeeze_spaces(text: str) -> str:
     such runs (a few substring tests)."""
     if not text.isascii():
         return _ODD_SPACE_RE.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
-    if not any(s in text for s in _ASCII_ODD_SPACES):
+    if not _has_odd_space(text):
         return text
     for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
         if c in text:
