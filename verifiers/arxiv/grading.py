@@ -11,8 +11,13 @@ retracted and do not count):
 * **well formed** means the response offers an answer of the kind's shape: an arXiv ID, a year (also inside a
   date: ``2017-06-12``, ``2017.06.12``, ``12/06/2017``), a title, a name.  Filler, an echoed question or
   rubric, a refusal (even one holding a request id or a cut-off year) offer none and score 0.00 for every kind.
+* **committed part**: a response that takes back what it said ("Final answer: B", "scratch that", "I meant B")
+  or concedes what others say ("Some say A; in fact B") is graded on what it commits to
+  (:func:`grade_committed`; the whole response when that part offers no answer).
 * **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
-  are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005).
+  are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005); old-style IDs (``cs/0601001``) are IDs.
+  A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix") is no rival
+  when a value without such a cue remains.
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
@@ -21,9 +26,10 @@ retracted and do not count):
   "Denoising Diffusion Implicit Models", is another paper's: wrong), earns ``PARTIAL_TITLE_WEIGHT`` x that
   share, at most 0.3 (composite 0.65), clearly below hedged.
 * **author**: correct when the first author's surname occurs in a citation form (see
-  :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
-  alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
-  retracts them.
+  :func:`verifiers.arxiv.matching.author_pattern`, as a whole name: "Smith-Vaswani" is someone else); naming
+  co-authors too is fine, offering another name as an alternative ("Kingma or Ba") is hedged, giving them a role
+  other than first ("Kingma is the second author") retracts them, and a list of authors in any citation style
+  ("Shazeer N, Vaswani A", "N. Shazeer, A. Vaswani") names its first author first.
 """
 
 from __future__ import annotations

@@ -20,8 +20,25 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   of prose offers no other candidate: "Generative Adversarial Networks" then "It introduced GANs." is one
   title and a remark on it (see :func:`prose_line`).
 
+* **Retractions and concessions** (the whole response).  What follows the last retraction of everything
+  before it ("Final answer:", "scratch that", "no wait", "I meant", "on second thought", "the correct answer
+  is": :data:`RETRACT_ALL_RE`) is what the response commits to, and so is the claim after a concession ("You
+  might see A cited, but the answer is C", "Some say A; in fact C", "Neither A nor B - it's C":
+  :data:`CONCESSION_RE`, :data:`CLAIM_AFTER_RE`): :func:`committed_part` blanks the rest, and the graders grade
+  that part first (the whole response when it offers no answer).
+* **Uncertainty and refusal.**  A comma ends a refusal clause ("I don't know exactly, A or B" offers A and B).
+  In a response that refuses, a title or a name counts only where it is offered as the answer
+  (:func:`offered_as_answer`), not in background prose after the refusal.
+* **Layouts.**  :func:`one_item_per_line` puts the items of an inline enumeration, repeated XML elements and the
+  values of a JSON array of one answer on lines of their own, so the list rules read them as items.
+* **Placeholders** of a template ("[TITLE]", "<author>", "XXXX.XXXXX", "20XX") are blanked
+  (:func:`placeholder_spans`): they offer nothing.
+* **Normalisation** (:func:`prepare`): invisible characters, look-alike letters and odd whitespace are read away
+  first (:func:`verifiers.arxiv.normalise.unconfuse`, :func:`verifiers.arxiv.normalise.squeeze_spaces`).
+
 Candidates are found with precompiled regular expressions; every helper takes the prepared text and
-character offsets into it.
+character offsets into it.  The work is linear in the text: patterns are tried only where a key substring
+occurs, within windows around candidates, and no quoted span holds its own opening quote.
 """
 
 from __future__ import annotations
@@ -1252,9 +1269,12 @@ def one_item_per_line(text: str) -> str:
 
 
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
-    """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, strip markup, blank ``echoes`` of the task
-    (see the module docstring; refusals, negations and metadata are judged per candidate by
-    :meth:`Response.counts`)."""
+    """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
+    letters as Latin (:func:`verifiers.arxiv.normalise.unconfuse`), strip markup, squeeze whitespace runs
+    (:func:`verifiers.arxiv.normalise.squeeze_spaces`), put layout items on lines of their own
+    (:func:`one_item_per_line`), blank ``echoes`` of the task and template placeholders
+    (:func:`placeholder_spans`) (see the module docstring; refusals, negations and metadata are judged per
+    candidate by :meth:`Response.counts`)."""
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
     text = one_item_per_line(squeeze_spaces(strip_markup(unconfuse(raw))))
