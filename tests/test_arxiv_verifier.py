@@ -1323,6 +1323,8 @@ RETRACTIONS = (
     "{A}, no wait, {B}.", "{A}. Scratch that, it's {B}.", "{A}. Hmm, actually, it's {B}.", "{A}. I meant {B}.",
     "Candidates: {A}; {A2}.\nFinal answer: {B}", "{A} or {A2}. On second thought, {B}.",
     "{A}. Wait, no: {B}.", "{A}? I take that back. {B}.", "{A}. The correct answer is {B}.",
+    "**Final Answer:** {B}\n\n(I first considered {A}.)", "Answer: {A}\nCorrection: {B}", "{A}\n\nEdit: I meant {B}.",
+    "Let me reconsider. {A} is wrong. Final answer:\n{B}", "{A} — oh wait, no, it's {B}.",
 )
 
 
@@ -1355,6 +1357,9 @@ CONCESSIONS = (
     "You might see {A} cited, but the answer is {B}.", "{A} is usually credited, but it's {B}.",
     "Neither {A} nor {A2} - it's {B}.", "Some say {A}; in fact {B}.", "{A} is a common misconception; it is {B}.",
     "Some sources list {A}. In fact, {B}.", "People often think {A}, but it's actually {B}.",
+    "While {A} is often cited, the answer is {B}.", "Contrary to popular belief ({A}), it is {B}.",
+    "It's commonly attributed to {A}, but it's actually {B}.",
+    "Many sources say {A}. However, the correct answer is {B}.",
 )
 
 
@@ -1385,9 +1390,15 @@ def test_uncertainty_beside_candidates_is_no_refusal(task_id: str, form: str, co
     assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == composite
 
 
-def test_conditional_alternatives_are_hedged() -> None:
-    assert grade("1706.03762/id", "1706.03762, unless you mean the v2, otherwise 1706.03763").composite == 0.75
-    assert grade(GPT3_YEAR, "2020, though it might be 2019").composite == 0.75
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", [
+    "{R}, unless you mean the v2, otherwise {W}", "{R}, though it might be {W}", "{R} (or possibly {W})",
+    "{R}, if not {W}", "{R}; otherwise {W}", "{R}, though {W} is also possible.",
+    "I'm not sure, it could be {R} or {W}.",
+])
+def test_conditional_alternatives_are_hedged(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == 0.75
 
 
 #: E: placeholders, refusals in other languages and title-case chatter offer no answer.
@@ -1508,7 +1519,10 @@ def test_vancouver_and_initial_first_lists_for_every_paper(paper_id: str) -> Non
     ("1706.03762/author", "| First author |\n|---|\n| Vaswani |\n| Shazeer |"),
     ("1706.03762/author", "<first_author>Vaswani</first_author><first_author>Shazeer</first_author>"),
     ("1706.03762/id", "(1) 1706.03762 (2) 1706.03763"), ("1706.03762/year", '{"year": [2017, 2018]}'),
-    ("1706.03762/year", "<year>2017</year><year>2018</year>"),
+    ("1706.03762/year", "<year>2017</year><year>2018</year>"), ("1706.03762/author", "(i) Vaswani (ii) Shazeer"),
+    (ATTENTION, "a) Attention Is All You Need b) Deep Residual Learning for Image Recognition"),
+    ("1706.03762/author", "<answer>Ashish Vaswani</answer>\n<answer>Noam Shazeer</answer>"),
+    ("1706.03762/id", "Option 1: 1706.03762; Option 2: 1810.04805"),
 ])
 def test_hedging_layouts(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 0.75, output

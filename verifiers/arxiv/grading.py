@@ -314,12 +314,16 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     offered = {v: offered[v] for v in found}
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
         events = {v for v, (start, _) in offered.items()
-                  if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)}
+                  if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)
+                  and not _ALTERNATIVE_BEFORE_RE.search(r.lower, max(0, start - 16), start)}
         if events and len(events) < len(found):
             found = [v for v in found if v not in events]
     return committed_or_hedged(found, want, "year", hint)
 
 
+#: An alternation right before a year: it offers the year as an alternative, whatever event a cue before names
+#: ("2017, unless you mean the v2, otherwise 2018").
+_ALTERNATIVE_BEFORE_RE = re.compile(r"(?:\bor|\botherwise|\bif\s+not|/)[\s,:]*\Z")
 #: How far before a year an event other than the submission is looked for (characters).
 EVENT_WINDOW = 40
 #: A year that dates another event than the submission: publication at a venue, a later revision, an award

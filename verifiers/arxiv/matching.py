@@ -216,7 +216,7 @@ CLAUSE_WINDOW = 300
 
 #: A negator governing what follows it (up to three linking words and an opening quote).
 NEGATION_BEFORE_RE = re.compile(
-    r"(?:\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
+    r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
     r"|\bunlike|\bexcept(?:\s+for)?)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
@@ -336,7 +336,8 @@ def retracted(text: str, start: int, end: int) -> bool:
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
 #: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b,?|/"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively|if\s+not"
+    r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case))\b,?|/"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
@@ -369,7 +370,8 @@ def joiner_before(text: str, start: int) -> int:
                 return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
-_PHRASE_END_RE = re.compile(r"[.;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
+_PHRASE_END_RE = re.compile(r"(?<!\s(?-i:[A-Z]))\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s",
+                            re.IGNORECASE)  # (the full stop of an initial, "Edward J. Hu", ends no phrase)
 _PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
 
 # ----------------------------------------------------------------------------------- title-like and names
@@ -595,7 +597,7 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool]) ->
     return bool(phrase) and offered(phrase)
 
 
-_LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)])[ \t]+")
+_LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)]|\((?:i{1,3}|iv|vi{0,3})\))[ \t]+")
 #: The characters a list marker can start with (after spaces and tabs): a line starting otherwise has none, and
 #: needs no regular expression (most lines of prose start with a capital).
 _MARKER_FIRST = frozenset("-*•+(0123456789abcdefgh")
@@ -1063,7 +1065,7 @@ def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> boo
 #: B", "the correct answer is B").
 RETRACT_ALL_RE = re.compile(
     r"\b(?:(?:my\s+)?final\s+answer|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
-    r"|i\s+meant|correction\s*[:—–-]|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
+    r"|i\s+meant|correction|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
     r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer\s+is)\b",
     re.IGNORECASE,
 )
@@ -1080,17 +1082,17 @@ CONCESSION_RE = re.compile(
     r"|believed|assumed|reported|mistaken|associated|named|mentioned|said|misattributed|stated)"
     r"|(?:common|frequent|popular|widespread)\s+(?:misconception|mistake|confusion|error|misattribution|guess"
     r"|answer|belief)|people\s+(?:often\s+|sometimes\s+|usually\s+)?(?:think|say|assume|believe|guess|cite)"
-    r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect))\b",
+    r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect)|contrary\s+to|despite)\b",
     re.IGNORECASE,
 )
 _CONCESSION_KEYS: tuple[str, ...] = ("you", "some", "often", "usual", "common", "frequent", "widely", "mistaken",
                                      "wrong", "incorrect", "erroneous", "popular", "occasional", "general", "people",
-                                     "neither", "tempt", "assume", "expect")
+                                     "neither", "tempt", "assume", "expect", "contrary", "despite")
 #: The claim after a concession: a strong contrast (";", a dash, "in fact", "actually"), or "but", "however",
-#: "yet" and a commitment ("but it's", "but the answer is", "however, the first author was").
+#: "yet" or a comma and a commitment ("but it's", "but the answer is", "however, the first author was", ", it is").
 CLAIM_AFTER_RE = re.compile(
     r"[;—–]|\s-\s|\b(?:in\s+fact|actually|in\s+reality|in\s+truth)\b"
-    r"|\b(?:but|however|yet|rather|whereas)\b,?\s*(?=(?:it|this|that)(?:[’']s|\s+is|\s+was)\b"
+    r"|(?:\b(?:but|however|yet|rather|whereas)\b,?|,)\s*(?=(?:it|this|that)(?:[’']s|\s+is|\s+was)\b"
     r"|the\s+(?:\w+\s+){0,3}(?:is|was)\b|in\s+fact|actually|really|rather|in\s+reality)",
     re.IGNORECASE,
 )
@@ -1124,13 +1126,24 @@ def _abbreviation_before(text: str, dot: int) -> bool:
 
 def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     """The text before the last retraction of everything said so far (``RETRACT_ALL_RE``), as one span, or
-    ``[]``: "I think A or B. Final answer: B" offers B alone."""
+    ``[]``: "I think A or B. Final answer: B" offers B alone.  After "final answer", the answer is its line (or
+    the next line when the marker ends its own): the lines after it are remarks ("(I first considered A.)")."""
     if not _has_retract_key(r.lower):
         return []
     last = None
     for last in RETRACT_ALL_RE.finditer(r.text):  # noqa: B007 - the last one counts
         pass
-    return [] if last is None or last.start() == 0 else [(0, last.start())]
+    if last is None:
+        return []
+    spans = [(0, last.start())] if last.start() else []
+    if last.group().lower().endswith("answer"):  # "Final answer: B" is the line holding B; what follows is remarks
+        text = r.text
+        line_end = text.find("\n", last.end())
+        if line_end >= 0 and not text[last.end():line_end].strip(" \t*_:#>-"):
+            line_end = text.find("\n", line_end + 1)  # "Final answer:" then the answer on the next line
+        if line_end >= 0:
+            spans.append((line_end, len(text)))
+    return spans
 
 
 def concession_spans(r: Response) -> list[tuple[int, int]]:
@@ -1234,7 +1247,7 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
 #: An inline enumerator (after a space or at a line's start): "(1)", "2)", "(b)", "Option A:", "Candidate 2 -"
 #: (group 1..3: its label).
 _INLINE_ENUMERATOR_RE = re.compile(
-    r"(?:\(([1-9a-h])\)|([1-9a-h])\)|(?:option|candidate|choice|alternative|possibility)\s+"
+    r"(?:\(([1-9a-h]|i{1,3}|iv|vi{0,3})\)|([1-9a-h])\)|(?:option|candidate|choice|alternative|possibility)\s+"
     r"([1-9a-h])\s*[:.)—–-])(?=[ \t])", re.IGNORECASE)
 #: A field of the answer written as an XML element ("<title>...</title>"), or one whose value is one answer written
 #: as a JSON array
