@@ -1410,6 +1410,12 @@ EVASIVE = (
     "I can't look that up. The paper introduced the Transformer architecture.",
     "I can't look that up. It proposed Scaled Dot-Product Attention and Multi-Head Attention.",
     "I'm sorry, I can't browse. It was written by a team at Google Brain.",
+    "[Title of the paper]", "<insert author name here>", "{{first_author}}", "YYYY", "20??", "Title: TBD",
+    "Answer: [ANSWER]", "<PAPER_TITLE>", "The ID is XXXX.XXXXX.", "No lo sé, lo siento.", "Je ne sais pas, désolé.",
+    "Keine Ahnung.", "Ik weet het niet.", "我不知道这篇论文。", "모르겠습니다.", "Jag vet inte.", "Hope This Helps!",
+    "Thank You For Your Patience.", "Good Luck With Your Research!",
+    "Unfortunately I can't browse. The work is famous for its Encoder-Decoder design.",
+    "I don't have access to that. It is widely used in Natural Language Processing and Computer Vision.",
 )
 
 

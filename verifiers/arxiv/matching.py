@@ -508,7 +508,7 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
         lowered = {w.lower() for w in words}
         if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _has_content(words):
             start = text.index(stripped)
-            if r.counts(start, start + len(stripped)):
+            if r.counts(start, start + len(stripped)) and not (r.may_refuse() and r.refuses()):
                 spans.append((start, start + len(stripped)))
     return spans
 
@@ -891,7 +891,8 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         words = _WORD_RE.findall(text)
         if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
                 all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
-                {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
+                {w.lower() for w in words} & (NON_NAME_WORDS | exclude)) and not (
+                counts is not None and REFUSAL_RE.search(text)):  # "Keine Ahnung": a refusal, no name
             names = words
     return names
 
@@ -1022,7 +1023,7 @@ class Response:
 #: "called"), a word of guessing ("I think", "maybe", "probably"), a contrast ("but", "though"), a label's colon,
 #: a line's or the response's start (quotes and emphasis between).
 _OFFER_CUE_BEFORE_RE = re.compile(
-    r"(?:\b(?:is|was|be|it[’']?s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
+    r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
     r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:\n]|^"
     r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)[\s\"“‘'`*_(\[]*$",
     re.IGNORECASE,
@@ -1207,7 +1208,7 @@ _BRACKETED_RE = re.compile(r"\[([^\[\]\n]{1,40})\]|<([^<>\n]{1,40})>|\{\{?([^{}\
 #: A masked value: a word of repeated X's (with digits, dots or hyphens: "XXXX.XXXXX", "20XX", "17xx.xxxxx"), the
 #: ID scheme's letters ("YYMM.NNNNN") or a run of question marks or hashes.
 _MASK_RE = re.compile(r"(?<![\w.])(?:[0-9]*(?:X{2,}|x{2,})[0-9]*(?:[./-][0-9]*(?:X+|x+|N+)[0-9]*)*|YYMM(?:\.N{4,5})?"
-                      r"|N{4,5}|\?{2,}|#{2,})(?![\w])")
+                      r"|N{4,5}|YYYY(?:[./-]MM(?:[./-]DD)?)?|(?:DD[./-])?MM[./-]YYYY|\?{2,}|#{2,})(?![\w])")
 #: Words of a template's placeholder, beyond those that are never a name (``NON_NAME_WORDS``).
 _PLACEHOLDER_WORDS = frozenset("insert enter fill here your placeholder blank todo tbd tba xxx full last given "
                                "surname lastname firstname fullname value field".split())
@@ -1223,7 +1224,8 @@ def _placeholder_words(inside: str) -> bool:
         "_" in inside and inside.strip().isupper())
 
 
-_has_placeholder_key = contains_any(("[", "<", "{", "xx", "XX", "xX", "Xx", "YYMM", "yymm", "??", "##", "NNNN", "nnnn"))
+_has_placeholder_key = contains_any(("[", "<", "{", "xx", "XX", "xX", "Xx", "YYMM", "yymm", "??", "##", "NNNN", "nnnn",
+                                     "YYYY"))
 
 
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
@@ -1239,7 +1241,7 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
             if inside and inside[0] != "/" and _placeholder_words(inside) or inside and inside[0] == "/" and (
                     _placeholder_words(inside[1:])):
                 spans.append(m.span())
-    if "xx" in lower or "yymm" in lower or "??" in text or "##" in text or "nnnn" in lower:
+    if "xx" in lower or "yymm" in lower or "??" in text or "##" in text or "nnnn" in lower or "yyyy" in lower:
         spans += [m.span() for m in _MASK_RE.finditer(text)]
     return spans
 

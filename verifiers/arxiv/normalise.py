@@ -55,6 +55,7 @@ denied forbidden unauthorized unauthorised unavailable blocked restricted timeou
 token tokens service region lookup failed failure maintenance offline outage min ms
 read compare visit consult click download page pages pdf header website site homepage scholar abstract google
 semantic name names placeholder status available
+patience helps luck cheers regards welcome appreciate appreciated enjoy hopefully
 """.split())
 
 #: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
