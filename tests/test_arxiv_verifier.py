@@ -1440,6 +1440,8 @@ def test_a_refusal_then_an_offered_answer_is_graded() -> None:
     (ATTENTION, "attention is all you need"), ("1706.03762/author", "V\u0430sw\u0430ni"),
     ("1706.03762/author", "Vas\u200bwani"), ("1706.03762/id", "1706.0376\u200b2"), ("1706.03762/year", "２０１７"),
     (ATTENTION, "ATTENTION IS ALL YOU NEED"), (ATTENTION, "\u0391ttention Is All You Need"),
+    ("1706.03762/author", "Ashish\u200bVaswani"), (ATTENTION, "Attention\u2003Is\u00a0All You Need"),
+    (ATTENTION, "Ａｔｔｅｎｔｉｏｎ Ｉｓ Ａｌｌ Ｙｏｕ Ｎｅｅｄ"),
 ])
 def test_look_alikes_and_invisible_characters_are_normalised(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 1.0, output
@@ -1469,7 +1471,11 @@ def test_ampersand_reads_as_and_in_titles() -> None:
     (GPT3_YEAR, "2020 (the YYMM prefix 2005 means May 2020)"), (GPT3_YEAR, "The prefix 2005 means 2020."),
     ("1706.03762/year", "2017. See also 2018's follow-up work."),
     ("1706.03762/year", "Submitted 2017, last revised 2023"),
-    ("1706.03762/year", "Year: 2017\nLast updated: 2023"),
+    ("1706.03762/year", "Year: 2017\nLast updated: 2023"), ("1706.03762/id", "ID: 1706.03762. Later work: 1810.04805."),
+    ("1706.03762/id", "1706.03762\nSee also: 1810.04805, 2005.14165"),
+    ("1706.03762/id", "1706.03762 (cited by 1810.04805)"),
+    ("1706.03762/year", "2017 (arXiv), 2018 (journal version)"), ("1706.03762/year", "2017 (revised in 2018)"),
+    ("1706.03762/year", "It's 2017; the follow-up came in 2018."), ("1706.03762/year", "2017, v7 in 2023"),
 ])
 def test_context_numbers_are_no_alternatives(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 1.0, output

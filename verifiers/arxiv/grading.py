@@ -212,14 +212,16 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
 
 
 #: A cue right before a number that makes it context for another paper or another field, not a rival answer:
-#: a cross-reference ("see also 1810.04805", "cf.", "related:", "not to be confused with", "follow-up:") or the
-#: YYMM prefix read out ("the prefix 2005 means May 2020").
+#: a cross-reference ("see also 1810.04805", "cf.", "related:", "not to be confused with", "follow-up:", "later
+#: work:"; also the further items of its list: "see also: A, B") or the YYMM prefix read out ("the prefix 2005
+#: means May 2020").
 _CONTEXT_BEFORE_RE = re.compile(
     r"(?:\bsee\s+also|\bcf\.|\bcompare(?:\s+with)?|\brelated(?:\s+(?:paper|work|id|identifier))?|\bnot\s+to\s+be"
     r"\s+confused\s+with|\bfollow[\s-]?ups?(?:\s+(?:paper|work))?|\bsuccessor|\bpredecessor|\bbuilds?\s+on"
-    r"|\bbased\s+on|\bcited\s+by|\bcites|\bprefix(?:\s+is)?|\byymm)\s*[:(]?\s*(?:arxiv\s*:?\s*)?\Z")
+    r"|\bbased\s+on|\bcited\s+by|\bcites|\bprefix(?:\s+is)?|\byymm|\blater\s+work|\bsubsequent(?:\s+work)?)"
+    r"(?:\s*[:(]?\s*(?:arxiv\s*:?\s*)?|(?:[^.;!?\n]|\.(?=[0-9])){0,40}(?:[,&]|\sand)\s*)\Z")
 _CONTEXT_KEYS: tuple[str, ...] = ("see", "cf", "compar", "relat", "confus", "follow", "success", "predecess",
-                                  "build", "based", "cite", "prefix", "yymm")
+                                  "build", "based", "cite", "prefix", "yymm", "later", "subsequent")
 _has_context_key = contains_any(_CONTEXT_KEYS)
 
 
@@ -313,8 +315,9 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     found = _without_context(r, offered)
     offered = {v: offered[v] for v in found}
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
-        events = {v for v, (start, _) in offered.items()
-                  if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)
+        events = {v for v, (start, end) in offered.items()
+                  if (_EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)
+                      or _EVENT_AFTER_RE.match(r.lower, end, end + EVENT_WINDOW))
                   and not _ALTERNATIVE_BEFORE_RE.search(r.lower, max(0, start - 16), start)}
         if events and len(events) < len(found):
             found = [v for v in found if v not in events]
@@ -324,6 +327,11 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
 #: An alternation right before a year: it offers the year as an alternative, whatever event a cue before names
 #: ("2017, unless you mean the v2, otherwise 2018").
 _ALTERNATIVE_BEFORE_RE = re.compile(r"(?:\bor|\botherwise|\bif\s+not|/)[\s,:]*\Z")
+#: An event named in brackets right after a year: "2018 (journal version)", "2023 (v7)", "2017 (NeurIPS)" (not
+#: a bracket holding another year: "2017 (v2 posted 2018)" dates the v2 by 2018).
+_EVENT_AFTER_RE = re.compile(
+    r"\s*\((?=[^)\n]{0,30}\b(?:journal|conference|proceedings|version|revision|revised|published|publication"
+    r"|camera[\s-]?ready|v[2-9]|neurips|nips|icml|iclr|cvpr|acl|emnlp)\b)(?![^)\n]*(?:19|20)[0-9]{2})")
 #: How far before a year an event other than the submission is looked for (characters).
 EVENT_WINDOW = 40
 #: A year that dates another event than the submission: publication at a venue, a later revision, an award
@@ -331,6 +339,7 @@ EVENT_WINDOW = 40
 #: Such a year is context, not a rival answer, when the response also gives a year without such a cue.
 _EVENT_BEFORE_RE = re.compile(
     r"\b(?:published|publication|presented|appeared|accepted|revised|revision|updated|latest|version|v[2-9]"
+    r"|follow[\s-]?ups?|successor|sequel|later\s+work"
     r"|award|conference|proceedings|journal|venue|cvpr|iccv|eccv|iclr|icml|neurips|nips|acl|emnlp|naacl|aaai"
     r"|ijcai|tmlr|jmlr|coling|icassp)\b[^.;!?\n]*\Z")
 

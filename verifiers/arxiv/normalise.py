@@ -148,6 +148,8 @@ HOMOGLYPHS: dict[str, str] = {
     **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧο", "ABEZHIKMNOPTYXo", strict=True)),
 }
 _INVISIBLE = str.maketrans(dict.fromkeys(INVISIBLE_CHARS))
+#: A zero-width space between a lower-case and a capital letter separates two words ("Ashish\u200bVaswani").
+_ZERO_WIDTH_GAP_RE = re.compile("(?<=[a-z])[\u200b\u2060\ufeff]+(?=[A-Z])")
 _HOMOGLYPHS = str.maketrans(HOMOGLYPHS)
 #: A word (letters, digits, inner hyphens and apostrophes).
 _WORD_AT_RE = re.compile(r"[\w'’-]+")
@@ -193,6 +195,8 @@ def unconfuse(text: str) -> str:
     "Attention"; see :func:`_latin_word`).  ASCII text is returned as it is (one flag test)."""
     if text.isascii():
         return text
+    if "\u200b" in text or "\u2060" in text or "\ufeff" in text:  # a zero-width space between two words is a space
+        text = _ZERO_WIDTH_GAP_RE.sub(" ", text)
     text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
     if text.isascii() or text.translate(_HOMOGLYPHS) == text:  # no look-alike: no word to read (C scans only)
         return text
