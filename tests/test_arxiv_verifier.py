@@ -1552,6 +1552,34 @@ def test_one_answer_in_a_layout_is_committed(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 1.0, output
 
 
+#: D, every kind: {R} the right answer, {W} another paper's.
+HEDGED_LAYOUTS = (
+    '{{"answer": "{R}", "alternative": "{W}"}}', '{{"title": "{R}", "alternatives": ["{W}"]}}', "1. {R} 2. {W}",
+    "• {R} • {W}", "{R} | {W}", "| Candidate | Confidence |\n|---|---|\n| {R} | 60% |\n| {W} | 40% |",
+    "Primary: {R}\nBackup: {W}", "Best guess: {R}. Second guess: {W}.", "{R} (70%) or {W} (30%)",
+    "{R} 60%, {W} 40%", "<answer>\n  <option>{R}</option>\n  <option>{W}</option>\n</answer>", "answer: [{R}, {W}]",
+    "Top candidates: {R}, {W}", "First choice: {R}; second choice: {W}", "(i) {R} (ii) {W}",
+)
+COMMITTED_LAYOUTS = (
+    '{{"answer": "{R}", "confidence": 0.9}}', "| Field | Value |\n|---|---|\n| Answer | {R} |\n| Confidence | high |",
+    "<answer>{R}</answer>", "**{R}**", "> {R}", "```\n{R}\n```", "Answer = {R}",
+)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", HEDGED_LAYOUTS)
+def test_hedging_layouts_for_every_kind(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == 0.75
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", COMMITTED_LAYOUTS)
+def test_committed_layouts_for_every_kind(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer)).composite == 1.0
+
+
 #: J: runs of quote characters (curly, guillemets, straight, emphasis) are read in linear time.
 QUOTE_RUNS = ["“", "‘", "«", "’", '"', "'", "*", "_", "`", "“a", "‘Is’ ", "“Attention ", "'Vaswani' ", "“”",
               "Some say 2017; ", "а"]

@@ -692,6 +692,26 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
     return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
+#: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
+#: "alternatives", "possibilities", "choices", "guesses", "backup", "second guess", or confidences ("60%").
+_NAME_LISTING_CUE_RE = re.compile(
+    r"\b(?:candidates?|options?|alternatives?|alternatively|possibilities|choices|guesses|backup|second\s+(?:guess"
+    r"|choice|option)|runner[\s-]up)\b|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
+_NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
+                                       "runner", "%")
+_has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
+
+
+def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
+    """Whether the response calls its names candidates (``_NAME_LISTING_CUE_RE``: "Top candidates: A, B", "Best
+    guess: A. Second guess: B", "A (70%), B (30%)") and names someone else besides the first author: then a
+    list of names is a list of alternatives, not of authors."""
+    if not _has_name_listing_key(r.lower) or _NAME_LISTING_CUE_RE.search(r.lower) is None:
+        return False
+    others = blank(r.text, [(_name_start(r.text, s), e) for s, e in committed])
+    return bool(name_tokens(others, m.name_exclude, 1, counts=r.counts))
+
+
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
@@ -721,7 +741,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     if committed:
         offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
             phrase)
-        if _listed_rival(r, committed, offers_name):
+        if _listed_rival(r, committed, offers_name) or _names_under_listing_cue(m, r, committed):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"

@@ -723,7 +723,8 @@ _FIELD_WORDS = frozenset("co-authors coauthors co-author coauthor contributors s
                          "versions summary note notes comment comments code repository github license "
                          "institution organisation organization email status booktitle eprint archiveprefix "
                          "primaryclass publisher volume number month howpublished school isbn issn series "
-                         "edition editor address".split())
+                         "edition editor address confidence certainty probability likelihood score reasoning "
+                         "explanation rationale justification evidence field value".split())
 
 
 def _field_label(label: str) -> bool:
@@ -1247,10 +1248,10 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
 
 
 #: An inline enumerator (after a space or at a line's start): "(1)", "2)", "(b)", "Option A:", "Candidate 2 -"
-#: (group 1..3: its label).
+#: (group 1..4: its label; a "1." only before a capital, a digit or a quote).
 _INLINE_ENUMERATOR_RE = re.compile(
-    r"(?:\(([1-9a-h]|i{1,3}|iv|vi{0,3})\)|([1-9a-h])\)|(?:option|candidate|choice|alternative|possibility)\s+"
-    r"([1-9a-h])\s*[:.)—–-])(?=[ \t])", re.IGNORECASE)
+    r"(?:\(([1-9a-h]|i{1,3}|iv|vi{0,3})\)|([1-9a-h])\)|([1-9])\.(?=[ \t]+[\"“'*_0-9(?-i:A-Z)])"
+    r"|(?:option|candidate|choice|alternative|possibility)\s+([1-9a-h])\s*[:.)—–-])(?=[ \t])", re.IGNORECASE)
 #: A field of the answer written as an XML element ("<title>...</title>"), or one whose value is one answer written
 #: as a JSON array
 #: ("first_author": ["A", "B"]: group 1, the array's inside).
@@ -1258,7 +1259,9 @@ _has_option_word = contains_any(("ption", "andidate", "hoice", "lternative", "os
 _XML_TAG_RE = re.compile(r"<(/?)((?i:title|first[_-]?author|authors?|answer|year|arxiv[_-]?id|id|name|candidate"
                          r"|option|paper))>")
 _ONE_ANSWER_KEYS = r"(?:title|first[_ -]?author|answer|arxiv[_ -]?id|id|year|name)"
-_JSON_ARRAY_RE = re.compile(r"[\"']" + _ONE_ANSWER_KEYS + r"[\"']\s*:\s*\[([^\[\]\n]{1,600})\]", re.IGNORECASE)
+_JSON_ARRAY_RE = re.compile(r"\b" + _ONE_ANSWER_KEYS + r"[\"']?\s*[:=]\s*\[([^\[\]\n]{1,600})\]", re.IGNORECASE)
+#: Inline separators of items: " | " inside a line that is no table row, " • ", " · ".
+_INLINE_SEPARATORS: tuple[str, ...] = (" | ", " • ", " · ")
 
 
 def one_item_per_line(text: str) -> str:
@@ -1267,9 +1270,9 @@ def one_item_per_line(text: str) -> str:
     <title>B</title>" reads "title: A" then "title: B") and the values of a JSON array under a key of one
     answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
     several candidates so laid out are hedging."""
-    if text.count(")") >= 2 or ":" in text and _has_option_word(text):
+    if text.count(")") >= 2 or "2. " in text or ":" in text and _has_option_word(text):
         marks = [m for m in _INLINE_ENUMERATOR_RE.finditer(text) if m.start() == 0 or text[m.start() - 1].isspace()]
-        if len({(m.group(1) or m.group(2) or m.group(3)).lower() for m in marks}) >= 2:
+        if len({(m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower() for m in marks}) >= 2:
             chars = list(text)
             for m in marks:
                 if m.start() > 0 and chars[m.start() - 1] in " \t":
@@ -1278,9 +1281,35 @@ def one_item_per_line(text: str) -> str:
     if "<" in text and ">" in text:
         text = _XML_TAG_RE.sub(lambda m: (" " * (len(m.group()) - 1) + "\n") if m.group(1) else
                                f"{m.group(2)}: ", text)
-    if "[" in text and ":" in text:
+    if "[" in text and (":" in text or "=" in text):
         text = _JSON_ARRAY_RE.sub(lambda m: m.group().replace(", ", ",\n").replace(",\t", ",\n"), text)
+    if " | " in text or " • " in text or " · " in text:
+        text = "\n".join(_split_inline_items(line) for line in text.split("\n"))
+    if "\"" in text and ":" in text and "," in text:
+        text = _JSON_NEXT_KEY_RE.sub(lambda m: ",\n" if m.group(1) else "\n", text)
     return text
+
+
+#: The comma before the next key of a JSON object on one line ('{"answer": "A", "note": "..."}'): each key's line.
+_JSON_NEXT_KEY_RE = re.compile(r",([ \t]?)(?=\"[\w -]{1,30}\"\s*:)")
+#: A two-cell table row ("| Answer | A |"): a key and its value.
+_KEY_VALUE_ROW_RE = re.compile(r"\|( [^|\n]{1,40}? )\|( [^|\n]+? )\|[ \t]*\Z")
+
+
+def _split_inline_items(line: str) -> str:
+    """``line`` with its inline separators (``_INLINE_SEPARATORS``) turned into line breaks (same length), unless
+    it is a table row (it starts with "|")."""
+    if line.lstrip().startswith("|"):
+        row = _KEY_VALUE_ROW_RE.fullmatch(line.strip())
+        if row is not None and not set(row.group(1) + row.group(2)) <= set(" -:"):  # "| Answer | A |": "Answer: A"
+            at = line.index("|")
+            return f"{line[:at]} {row.group(1).rstrip()}:{' ' * (len(row.group(1)) - len(row.group(1).rstrip()))}" \
+                   f"{row.group(2)} {line[at + len(line.strip()):]}"
+        return line
+    for sep in _INLINE_SEPARATORS:
+        if sep in line:
+            line = line.replace(sep, "\n" + sep[1:])
+    return line
 
 
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
