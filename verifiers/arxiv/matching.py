@@ -1099,6 +1099,7 @@ CLAIM_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _has_retract_key = contains_any(_RETRACT_KEYS)
+_has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
 _has_concession_key = contains_any(_CONCESSION_KEYS)
 
 
@@ -1175,6 +1176,8 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
+    if not _has_commit_key(r.lower):
+        return None
     spans = retracted_prefix(r) + concession_spans(r)
     if not spans:
         return None
@@ -1225,8 +1228,7 @@ def _placeholder_words(inside: str) -> bool:
         "_" in inside and inside.strip().isupper())
 
 
-_has_placeholder_key = contains_any(("[", "<", "{", "xx", "XX", "xX", "Xx", "YYMM", "yymm", "??", "##", "NNNN", "nnnn",
-                                     "YYYY"))
+_has_placeholder_key = contains_any(("[", "<", "{", "xx", "yymm", "??", "##", "nnnn", "yyyy"))  # on the lower case
 
 
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
@@ -1234,7 +1236,7 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     "<author>", "{first_author}", "[Insert title here]") or a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
     "???").  Substring tests first: most responses hold neither brackets nor masks."""
     spans: list[tuple[int, int]] = []
-    if not _has_placeholder_key(text):
+    if not _has_placeholder_key(lower):
         return spans
     if "[" in text or "<" in text or "{" in text:
         for m in _BRACKETED_RE.finditer(text):
@@ -1285,7 +1287,7 @@ def one_item_per_line(text: str) -> str:
         text = _JSON_ARRAY_RE.sub(lambda m: m.group().replace(", ", ",\n").replace(",\t", ",\n"), text)
     if " | " in text or " • " in text or " · " in text:
         text = "\n".join(_split_inline_items(line) for line in text.split("\n"))
-    if "\"" in text and ":" in text and "," in text:
+    if "\":" in text or "\" :" in text:
         text = _JSON_NEXT_KEY_RE.sub(lambda m: ",\n" if m.group(1) else "\n", text)
     return text
 
@@ -1312,6 +1314,12 @@ def _split_inline_items(line: str) -> str:
     return line
 
 
+#: Every text that :func:`verifiers.arxiv.normalise.squeeze_spaces`, :func:`one_item_per_line` or
+#: :func:`placeholder_spans` changes holds one of these (ASCII text; the steps run on any other text).
+_has_layout_key = contains_any(("  ", "\n", "\t", "\r", "\x0b", "\x0c", ")", ":", "<", "[", "{", "|", "=", "xx", "XX",
+                                "xX", "Xx", "??", "##", "YY", "NNNN", "2. "))
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
     letters as Latin (:func:`verifiers.arxiv.normalise.unconfuse`), strip markup, squeeze whitespace runs
@@ -1321,13 +1329,16 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     candidate by :meth:`Response.counts`)."""
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
-    text = one_item_per_line(squeeze_spaces(strip_markup(unconfuse(raw))))
+    text = strip_markup(unconfuse(raw))
+    plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
+    if not plain:
+        text = one_item_per_line(squeeze_spaces(text))
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
         if echo.key in lower:  # the usual case is no echo: skip the call
             spans += echo.spans(text, lower)
-    placeholders = placeholder_spans(text, lower)
+    placeholders = [] if plain else placeholder_spans(text, lower)
     if placeholders or spans:
         text = blank(text, spans + placeholders)
         lower = text.lower()

@@ -211,7 +211,7 @@ def squeeze_spaces(text: str) -> str:
     such runs (a few substring tests)."""
     if not text.isascii():
         return _ODD_SPACE_RE.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
-    if not _has_odd_space(text):
+    if text.isprintable() and "  " not in text or not _has_odd_space(text):  # printable: no tab, no line break
         return text
     for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
         if c in text:
