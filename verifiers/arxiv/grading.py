@@ -693,12 +693,14 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 
 
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
-#: "alternatives", "possibilities", "choices", "guesses", "backup", "second guess", or confidences ("60%").
+#: "alternatives", "possibilities", "choices", "guesses", "backup", "second guess", "not sure between", or
+#: confidences ("60%").
 _NAME_LISTING_CUE_RE = re.compile(
     r"\b(?:candidates?|options?|alternatives?|alternatively|possibilities|choices|guesses|backup|second\s+(?:guess"
-    r"|choice|option)|runner[\s-]up)\b|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
+    r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between)\b"
+    r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
-                                       "runner", "%")
+                                       "runner", "%", "between")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 
 
