@@ -1387,12 +1387,17 @@ def test_a_concession_without_a_claim_is_not_dropped() -> None:
     ("I'm not sure. Maybe {R}.", 1.0), ("I'm unsure whether it's {R} or {W}.", 0.75), ("I have no idea. {R}?", 1.0),
     ("I'm sorry, I can't be certain, but it might be {R} or {W}.", 0.75), ("Can't recall. I'd guess {R}.", 1.0),
     ("I don't know. Could be {R}, could be {W}.", 0.75), ("{R}? {W}? I don't know.", 0.75),
-    ("Honestly not sure between {R} and {W}.", 0.75), ("{R} (not 100% sure)", 1.0), ("Probably {R}, possibly {W}.", 0.75),
+    ("Honestly not sure between {R} or {W}.", 0.75), ("{R} (not 100% sure)", 1.0),
+    ("Probably {R}, possibly {W}.", 0.75),
     ("I don't know the answer.", 0.0), ("I'm not sure, sorry.", 0.0),
 ])
 def test_uncertainty_beside_candidates_is_no_refusal(task_id: str, form: str, composite: float) -> None:
     task = TASKS[task_id]
     assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == composite
+
+
+def test_not_sure_between_two_names_is_hedged() -> None:
+    assert grade("1706.03762/author", "Honestly not sure between Ashish Vaswani and Noam Shazeer.").composite == 0.75
 
 
 @pytest.mark.parametrize("task_id", KIND_TASKS)

@@ -338,7 +338,7 @@ def retracted(text: str, start: int, end: int) -> bool:
 JOIN_AFTER_RE = re.compile(
     r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively|if\s+not"
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
-    r"\b,?|/|\?[ \t]+(?=[^?\n.]{1,60}\?)"
+    r"\b,?|/|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
