@@ -1616,3 +1616,26 @@ def test_quote_runs_grade_in_linear_time(task_id: str, unit: str) -> None:
     small, large = _grade_seconds(task_id, unit, 10_000), _grade_seconds(task_id, unit, 40_000)
     assert large < 0.3, (unit, large)
     assert large < 9 * max(small, 0.002), (unit, small, large)
+
+
+#: Latin letters and a look-alike of each (Cyrillic or Greek).
+LOOK_ALIKES = {"A": "\u0410", "B": "\u0392", "E": "\u0415", "K": "\u039a", "M": "\u041c", "H": "\u041d",
+               "O": "\u041e", "P": "\u0420", "C": "\u0421", "T": "\u0422", "X": "\u0425", "a": "\u0430",
+               "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441", "x": "\u0445", "i": "\u0456"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(task_id=task_ids, data=st.data())
+def test_property_look_alikes_and_invisible_characters_change_no_grade(task_id: str, data: st.DataObject) -> None:
+    """The right answer with some letters swapped for look-alikes and invisible characters put inside its words
+    (zero-width space, non-joiner, joiner, soft hyphen, BOM) is still the right answer."""
+    chars = list(TASKS[task_id].answer)
+    for i, c in enumerate(chars):
+        if c in LOOK_ALIKES and data.draw(st.booleans()):
+            chars[i] = LOOK_ALIKES[c]
+    out = []
+    for i, c in enumerate(chars):
+        out.append(c)
+        if 0 < i < len(chars) - 1 and chars[i].isalnum() and chars[i + 1].isalnum() and data.draw(st.booleans()):
+            out.append(data.draw(st.sampled_from(["\u200b", "\u200c", "\u200d", "\u00ad", "\ufeff"])))
+    assert grade(task_id, "".join(out)).composite == 1.0, "".join(out)

@@ -1362,16 +1362,26 @@ def blank(text: str, spans: list[tuple[int, int]]) -> str:
 # ------------------------------------------------------------------------------------------- per-paper data
 
 
+_CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _split_camel(phrase: str) -> str:
+    """``phrase`` with a space at each lower-to-upper case change ("DeepSeekMath" -> "Deep Seek Math", "LoRA" ->
+    "Lo RA"): its parts may then be written apart or together ("DeepSeekMath", "Deep\u200bSeek Math"), spacing
+    being one of the differences normalisation ignores."""
+    return _CAMEL_RE.sub(" ", phrase) if _CAMEL_RE.search(phrase) else phrase
+
+
 def _parts_pattern(phrase: str) -> str:
     """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them; "and"
     may be written "&"."""
-    parts = _WORD_PART_RE.findall(fold(phrase))
+    parts = _WORD_PART_RE.findall(fold(_split_camel(phrase)))
     return r"(?<![^\W_])" + _GAP.join("(?:and|&)" if p == "and" else re.escape(p) for p in parts) + r"(?![^\W_])"
 
 
 def _key(phrase: str) -> str:
     """The longest letter or digit run of ``phrase``, lower-cased: every match of its pattern contains it."""
-    return max(_WORD_PART_RE.findall(fold(phrase)), key=len)
+    return max(_WORD_PART_RE.findall(fold(_split_camel(phrase))), key=len)
 
 
 #: Words ignored when counting a title's content words.
@@ -1423,7 +1433,7 @@ class Phrase:
     @classmethod
     def of(cls, phrase: str, pattern: re.Pattern[str], anchored: bool = True) -> Phrase:
         """The matcher of ``phrase`` by ``pattern`` (``anchored``: every match starts with its first run)."""
-        parts = _WORD_PART_RE.findall(fold(phrase))
+        parts = _WORD_PART_RE.findall(fold(_split_camel(phrase)))
         key = max(parts, key=len)
         offset = max(fold(phrase).find(key), 0)
         return cls(phrase, pattern, key, parts[0] if anchored else None, offset, 2 * len(phrase) + 20)
@@ -1527,7 +1537,7 @@ class PaperMatcher:
 def gate_groups(matchers: list[Phrase]) -> tuple[tuple[str, tuple[Phrase, ...]], ...]:
     """Group title matchers under few gate words (greedy set cover by words of five or more letters, ties to
     the longer word), so that a text without a gate word needs no further test for that group's titles."""
-    words = {t.phrase: {w for w in _WORD_PART_RE.findall(fold(t.phrase)) if len(w) >= 5} or {t.key}
+    words = {t.phrase: {w for w in _WORD_PART_RE.findall(fold(_split_camel(t.phrase))) if len(w) >= 5} or {t.key}
              for t in matchers}
     left = list(matchers)
     groups = []
