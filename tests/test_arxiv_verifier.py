@@ -1509,9 +1509,16 @@ def test_old_style_ids_are_ids(output: str) -> None:
     ("A. Vaswani, N. Shazeer, N. Parmar", 1.0), ("N. Shazeer, A. Vaswani, N. Parmar", 0.5),
     ("Vaswani A, Shazeer N, Parmar N", 1.0), ("Shazeer N, Vaswani A, Parmar N", 0.5), ("Vaswani A.", 1.0),
     ("N. Shazeer and A. Vaswani", 0.5), ("Vaswani, N. Shazeer", 1.0), ("Vaswani, N.", 0.5),
+    ("Shazeer N; Vaswani A; Parmar N", 0.5), ("Vaswani A; Shazeer N; Parmar N", 1.0), ("Vaswani\u2010Smith", 0.5),
+    ("N Shazeer, A Vaswani", 0.5), ("A. Vaswani & N. Shazeer", 1.0), ("Not Noam Shazeer; Ashish Vaswani.", 1.0),
 ])
 def test_whole_surnames_and_author_list_orders(output: str, composite: float) -> None:
     assert grade("1706.03762/author", output).composite == composite, output
+
+
+def test_hyphenated_surnames_in_lists() -> None:
+    assert grade("1406.2661/author", "Goodfellow IJ, Pouget-Abadie J, Mirza M").composite == 1.0
+    assert grade("1406.2661/author", "Pouget-Abadie J, Goodfellow IJ").composite == 0.5
 
 
 @pytest.mark.parametrize("paper_id", sorted(PAPER_OF))

@@ -644,7 +644,9 @@ _INITIAL_AFTER_RE = re.compile(r",[ \t]*(?-i:([A-Z]))\.")
 #: The element of a list of names right before a name: up to four capitalised words or initials, then a comma,
 #: "&" or "and" (group 1: the element; a semicolon separates clauses: "Not X; Y is first").
 _LIST_TAIL_RE = re.compile(
-    r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|&|\band\b))+[ \t]*\Z")
+    r"((?-i:[A-Z])[^\W_]*(?:-[^\W_]+)*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*(?:-[^\W_]+)*\.?){0,3})"
+    r"(?:[ \t]*(?:,|&|\band\b))+[ \t]*\Z"
+    r"|((?-i:[A-Z])[^\W_]+(?:-[^\W_]+)*[ \t]+(?-i:[A-Z]{1,3})\.?)[ \t]*;[ \t]*\Z")  # Vancouver: "Shazeer N; X"
 
 
 #: Words after which a list of authors may start ("by X, Y", "the authors are X and Y").
@@ -659,10 +661,11 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     tail = _LIST_TAIL_RE.search(text, max(0, start - 60), start)
     if tail is None:
         return False
-    before = text[:tail.start(1)].rstrip(" \t*_")
+    group = 1 if tail.group(1) is not None else 2
+    before = text[:tail.start(group)].rstrip(" \t*_")
     if before and before[-1] not in ",;:&([\n" and not before.lower().endswith(_LIST_OPENERS):
         return False  # the element goes on a title or a sentence before it ("... of Large Language Models, X")
-    element = tail.group(1)
+    element = tail.group(group)
     if element.split(None, 1)[0].lower() in ("not", "never", "no"):
         return False  # "Not Peiyi Wang, Zhihong Shao": a negated name is no first author listed before
     return bool(name_tokens(element, exclude, 1))

@@ -1565,7 +1565,7 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
     "Surname et al." in text, "Surname, Initials." in references).
     """
     # a whole name: not part of a hyphenated one ("Smith-Vaswani", "Vaswani-Smith" are other people)
-    surname = rf"(?<![^\W_]-){_parts_pattern(paper.last_name)}(?!-[^\W_])"
+    surname = rf"(?<![^\W_][-‐‑]){_parts_pattern(paper.last_name)}(?![-‐‑][^\W_])"
     if not ambiguous:
         return re.compile(surname, re.IGNORECASE)
     given = _parts_pattern(paper.given_name)
