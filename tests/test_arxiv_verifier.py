@@ -1359,7 +1359,10 @@ CONCESSIONS = (
     "Some sources list {A}. In fact, {B}.", "People often think {A}, but it's actually {B}.",
     "While {A} is often cited, the answer is {B}.", "Contrary to popular belief ({A}), it is {B}.",
     "It's commonly attributed to {A}, but it's actually {B}.",
-    "Many sources say {A}. However, the correct answer is {B}.",
+    "Many sources say {A}. However, the correct answer is {B}.", "{A} would be a natural guess, but the answer is {B}.",
+    "Many assume {A}. The actual answer: {B}.", "{A}? That's a common mistake — it's {B}.",
+    "{A} is what most people remember. In reality, it's {B}.", "You may have heard {A}. It's actually {B}.",
+    "Others have claimed {A}; however, it is {B}.", "Although {A} is frequently mentioned, the correct one is {B}.",
 )
 
 

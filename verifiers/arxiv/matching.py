@@ -1069,7 +1069,7 @@ def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> boo
 RETRACT_ALL_RE = re.compile(
     r"\b(?:(?:my\s+)?final\s+answer|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
     r"|i\s+meant|correction|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
-    r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer\s+is)\b",
+    r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer(?:\s+is|(?=\s*:)))\b",
     re.IGNORECASE,
 )
 _RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant", "correct", "second\nthought",
@@ -1077,7 +1077,11 @@ _RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant",
 #: A concession: what the clause holding it says is what others say, not the answer ("You might see A cited",
 #: "Some say A", "A is usually credited", "A is a common misconception", "Neither A nor B").
 CONCESSION_RE = re.compile(
-    r"\b(?:you\s+(?:might|may|could|will|would|often|sometimes)\s+(?:\w+\s+)?(?:see|find|read|hear|encounter|think)"
+    r"\b(?:you\s+(?:might|may|could|will|would|often|sometimes)\s+(?:\w+\s+)?(?:see|find|read|hear|encounter|think"
+    r"|seen|found|heard|encountered)"
+    r"|(?:many|most|some|several|other)\s+(?:people\s+|sources\s+|readers\s+)?(?:assume|think|believe|say|claim|cite"
+    r"|guess|remember|expect|report|list|mention|credit|attribute|suggest|give|have\s+claimed)"
+    r"|(?:natural|obvious|tempting|easy|understandable|typical|usual)\s+(?:guess|answer|assumption|choice|mistake)"
     r"|some(?:\s+(?:people|sources|sites|papers|references|websites|databases|listings|authors|citations))?\s+"
     r"(?:say|claim|think|believe|list|cite|give|credit|attribute|report|suggest|mention)"
     r"|(?:often|commonly|usually|sometimes|frequently|widely|mistakenly|wrongly|incorrectly|erroneously|popularly"
@@ -1088,17 +1092,24 @@ CONCESSION_RE = re.compile(
     r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect)|contrary\s+to|despite)\b",
     re.IGNORECASE,
 )
-_CONCESSION_KEYS: tuple[str, ...] = ("you", "some", "often", "usual", "common", "frequent", "widely", "mistaken",
-                                     "wrong", "incorrect", "erroneous", "popular", "occasional", "general", "people",
-                                     "neither", "tempt", "assume", "expect", "contrary", "despite")
+_CONCESSION_KEYS: tuple[str, ...] = ("you", "some", "many", "most", "several", "other", "natural", "obvious", "easy",
+                                     "understandable", "typical", "often", "usual", "common", "frequent", "widely",
+                                     "mistaken", "wrong", "incorrect", "erroneous", "popular", "occasional", "general",
+                                     "people", "neither", "tempt", "assume", "expect", "contrary", "despite")
 #: The claim after a concession: a strong contrast (";", a dash, "in fact", "actually"), or "but", "however",
 #: "yet" or a comma and a commitment ("but it's", "but the answer is", "however, the first author was", ", it is").
 CLAIM_AFTER_RE = re.compile(
     r"[;—–]|\s-\s|\b(?:in\s+fact|actually|in\s+reality|in\s+truth)\b"
+    r"|\bthe\s+(?:correct|right|actual|real|true)\s+(?:(?:\w+\s+){0,2}(?:is|was)\b|\w+\s*:)"
     r"|(?:\b(?:but|however|yet|rather|whereas)\b,?|,)\s*(?=(?:it|this|that)(?:[’']s|\s+is|\s+was)\b"
     r"|the\s+(?:\w+\s+){0,3}(?:is|was)\b|in\s+fact|actually|really|rather|in\s+reality)",
     re.IGNORECASE,
 )
+#: What may open the sentence of a claim before its contrast word ("It's actually B", "In reality, B").
+_CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)?", re.IGNORECASE)
+#: A concession's sentence that points back at the previous one ("That's a common mistake").
+_ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
+_CONCESSION = CaseFree(CONCESSION_RE)
 _has_retract_key = contains_any(_RETRACT_KEYS)
 _has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
 _has_concession_key = contains_any(_CONCESSION_KEYS)
@@ -1150,6 +1161,23 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     return spans
 
 
+def _concession_cues(r: Response) -> list[re.Match[str]]:
+    """The matches of ``CONCESSION_RE``, in order, searched only in windows around its keys (a whole-text search
+    costs a pass of the pattern over every character; a key occurs in a few places)."""
+    lower, text = r.lower, r.text
+    if len(lower) != len(text):
+        return list(CONCESSION_RE.finditer(text))
+    found: dict[int, re.Match[str]] = {}
+    for key in _CONCESSION_KEYS:
+        i = lower.find(key)
+        while i >= 0:
+            cue = _CONCESSION.search(r, max(0, i - 24), min(len(text), i + 80))
+            if cue is not None:
+                found.setdefault(cue.start(), cue)
+            i = lower.find(key, i + len(key))
+    return [found[k] for k in sorted(found)]
+
+
 def concession_spans(r: Response) -> list[tuple[int, int]]:
     """Spans of concessions followed by a claim: from the start of the sentence holding the concession
     (``CONCESSION_RE``) to the claim (``CLAIM_AFTER_RE``) within the sentence or at the start of the next one
@@ -1158,14 +1186,16 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
     if not _has_concession_key(r.lower):
         return []
     text, spans = r.text, []
-    for cue in CONCESSION_RE.finditer(text):
+    for cue in _concession_cues(r):
         start = _sentence_before(text, cue.start())
         end = text.find("\n", cue.end(), cue.end() + SENTENCE_REACH)
         end = min(len(text), cue.end() + SENTENCE_REACH) if end < 0 else end
         claim = CLAIM_AFTER_RE.search(text, cue.end(), end)
         if claim is not None:
             stop = _sentence_before(text, claim.start())
-            if stop <= cue.start() or text[stop:claim.start()].strip() == "":
+            if stop <= cue.start() or _CLAIM_LEAD_RE.fullmatch(text, stop, claim.start()):
+                if _ANAPHORA_RE.match(text, start) and start >= 2:  # "A? That's a common mistake - it's B"
+                    start = _sentence_before(text, start - 2)
                 spans.append((start, claim.start()))
     return spans
 
