@@ -1023,10 +1023,10 @@ class Response:
 
 #: Right before a title or a name, what offers it as the answer: a copula or attribution ("it's", "is", "by",
 #: "called"), a word of guessing ("I think", "maybe", "probably"), a contrast ("but", "though"), a label's colon,
-#: a line's or the response's start (quotes and emphasis between).
+#: a semicolon or a dash, a line's or the response's start (quotes and emphasis between).
 _OFFER_CUE_BEFORE_RE = re.compile(
     r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
-    r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:\n]|^"
+    r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:;\n]|\s[—–-]|^"
     r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)[\s\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
