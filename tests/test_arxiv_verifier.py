@@ -1649,3 +1649,11 @@ def test_property_look_alikes_and_invisible_characters_change_no_grade(task_id: 
         if 0 < i < len(chars) - 1 and chars[i].isalnum() and chars[i + 1].isalnum() and data.draw(st.booleans()):
             out.append(data.draw(st.sampled_from(["\u200b", "\u200c", "\u200d", "\u00ad", "\ufeff"])))
     assert grade(task_id, "".join(out)).composite == 1.0, "".join(out)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+def test_neither_nor_negates_both(task_id: str) -> None:
+    """"Neither A nor B" offers neither: with the right answer among them it earns no credit (as "not A" does)."""
+    task = TASKS[task_id]
+    g = grade(task_id, f"Neither {task.answer} nor {other_answer(task, 3)}.")
+    assert g.correctness == 0.0 and g.composite == grade(task_id, f"Not {task.answer}.").composite, g.feedback

@@ -217,7 +217,7 @@ CLAUSE_WINDOW = 300
 #: A negator governing what follows it (up to three linking words and an opening quote).
 NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
-    r"|\bunlike|\bexcept(?:\s+for)?)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
+    r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
@@ -300,7 +300,7 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
-                                   "other than", "other\nthan", "unlike", "except")
+                                   "other than", "other\nthan", "unlike", "except", "neither", "nor")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
