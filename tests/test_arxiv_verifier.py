@@ -1325,6 +1325,8 @@ RETRACTIONS = (
     "{A}. Wait, no: {B}.", "{A}? I take that back. {B}.", "{A}. The correct answer is {B}.",
     "**Final Answer:** {B}\n\n(I first considered {A}.)", "Answer: {A}\nCorrection: {B}", "{A}\n\nEdit: I meant {B}.",
     "Let me reconsider. {A} is wrong. Final answer:\n{B}", "{A} — oh wait, no, it's {B}.",
+    "First thought: {A}. Final: {B}.", "Initially {A}; on reflection, {B}.", "{A}. Update: it's {B}.", "~~{A}~~ {B}",
+    "{A} (edit: {B})", "{A}. Strike that: {B}.", "{A}. Oops, I meant {B}.",
 )
 
 

@@ -1064,16 +1064,18 @@ def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> boo
 # ------------------------------------------------------------------------- what the response takes back or concedes
 
 #: A retraction of everything said before it: the answer is what follows the last one ("I think A or B. Final
-#: answer: B", "A. Hmm, scratch that: B", "A... no, wait. B", "I meant B", "Correction: B", "On second thought,
-#: B", "the correct answer is B").
+#: answer: B", "Final: B", "A. Hmm, scratch that: B", "A... no, wait. B", "I meant B", "Correction: B", "Edit: B",
+#: "Update: B", "On second thought, B", "on reflection, B", "the correct answer is B").
 RETRACT_ALL_RE = re.compile(
-    r"\b(?:(?:my\s+)?final\s+answer|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
+    r"\b(?:(?:my\s+)?final\s+answer|final(?=\s*:)|(?:edit|update|revised)(?=\s*:)|(?:on|upon|after)\s+(?:further\s+)?"
+    r"(?:reflection|thought)|thinking\s+again|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
     r"|i\s+meant|correction|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
     r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer(?:\s+is|(?=\s*:)))\b",
     re.IGNORECASE,
 )
 _RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant", "correct", "second\nthought",
-                                  "second thought", "take", "answer", "wrong")
+                                  "second thought", "take", "answer", "wrong", "edit", "update", "revised",
+                                  "reflection", "thought", "thinking")
 #: A concession: what the clause holding it says is what others say, not the answer ("You might see A cited",
 #: "Some say A", "A is usually credited", "A is a common misconception", "Neither A nor B").
 CONCESSION_RE = re.compile(
@@ -1151,7 +1153,7 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     if last is None:
         return []
     spans = [(0, last.start())] if last.start() else []
-    if last.group().lower().endswith("answer"):  # "Final answer: B" is the line holding B; what follows is remarks
+    if last.group().lower().endswith(("answer", "final")):  # "Final answer: B" is B's line; what follows: remarks
         text = r.text
         line_end = text.find("\n", last.end())
         if line_end >= 0 and not text[last.end():line_end].strip(" \t*_:#>-"):
@@ -1259,7 +1261,10 @@ def _placeholder_words(inside: str) -> bool:
         "_" in inside and inside.strip().isupper())
 
 
-_has_placeholder_key = contains_any(("[", "<", "{", "xx", "yymm", "??", "##", "nnnn", "yyyy"))  # on the lower case
+#: (on the lower case)
+_has_placeholder_key = contains_any(("[", "<", "{", "xx", "yymm", "??", "##", "nnnn", "yyyy", "~~"))
+#: Markdown strikethrough: deleted text.
+_STRUCK_RE = re.compile(r"~~[^~\n]{1,300}~~")
 
 
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
@@ -1275,6 +1280,8 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
             if inside and inside[0] != "/" and _placeholder_words(inside) or inside and inside[0] == "/" and (
                     _placeholder_words(inside[1:])):
                 spans.append(m.span())
+    if "~~" in text:  # struck-through text is deleted: "~~A~~ B" offers B
+        spans += [m.span() for m in _STRUCK_RE.finditer(text)]
     if "xx" in lower or "yymm" in lower or "??" in text or "##" in text or "nnnn" in lower or "yyyy" in lower:
         spans += [m.span() for m in _MASK_RE.finditer(text)]
     return spans
@@ -1348,7 +1355,7 @@ def _split_inline_items(line: str) -> str:
 #: Every text that :func:`verifiers.arxiv.normalise.squeeze_spaces`, :func:`one_item_per_line` or
 #: :func:`placeholder_spans` changes holds one of these (ASCII text; the steps run on any other text).
 _has_layout_key = contains_any(("  ", "\n", "\t", "\r", "\x0b", "\x0c", ")", ":", "<", "[", "{", "|", "=", "xx", "XX",
-                                "xX", "Xx", "??", "##", "YY", "NNNN", "2. "))
+                                "xX", "Xx", "??", "##", "YY", "NNNN", "2. ", "~~"))
 
 
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:

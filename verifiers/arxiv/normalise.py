@@ -56,7 +56,7 @@ token tokens service region lookup failed failure maintenance offline outage min
 read compare visit consult click download page pages pdf header website site homepage scholar abstract google
 semantic name names placeholder status available
 patience helps luck cheers regards welcome appreciate appreciated enjoy hopefully
-option options choice choices alternative alternatives primary backup preferred
+option options choice choices alternative alternatives primary backup preferred final update edit
 """.split())
 
 #: Words that never make a title on their own ("Some Other Paper" is a made-up title; "Great question" is not).
