@@ -3,8 +3,9 @@
 Each key table (``_REFUSAL_KEYS``, ``_NEGATION_KEYS``, ``_METADATA_KEYS``, ``_ROLE_AFTER_KEYS``) skips a regular
 expression where none of its keys occurs; that is sound only if every match of the pattern holds a key.  The
 properties below check it on text made of the patterns' own vocabulary, with words separated as prose separates
-them (spaces, punctuation, apostrophes).  The tables are written for single spaces between the words of a
-phrase: the strict xfails record the whitespace forms they miss (a tab or line break inside the phrase).
+them (spaces, punctuation, apostrophes).  The grader reads text with every whitespace run squeezed to one space or
+one line break (``prepare``), so the tables hold each spaced key with its line-break twin; the properties check
+text with any whitespace between the words, squeezed the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from verifiers.arxiv import grading, matching
 from verifiers.arxiv.matching import contains_any, lower_case_twin
+from verifiers.arxiv.normalise import squeeze_spaces
 
 VOCAB = (
     "i do not don't dont do nt cannot can't cant can could couldn't couldnt am able to unable have no won't wont "
@@ -28,6 +30,7 @@ VOCAB = (
     "listed named only also actually isn't wasn't X Kingma"
 ).split()
 SEPARATORS = (" ", " ", " ", ", ", ". ", "-", "'", "’", ": ", "#", "(", " (")
+WHITESPACE = ("\t", "  ", "\n", "\r\n", " \n\n ", "\u00a0", "\u2003", "\x0b")
 
 texts = st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(SEPARATORS)), max_size=10).map(
     lambda pairs: "".join(word + sep for word, sep in pairs))
@@ -67,15 +70,36 @@ def test_examples_match_and_hold_a_key(pattern: re.Pattern[str], keys: tuple[str
     assert _unguarded_matches(pattern, keys, text) == []
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the key tables assume a single space inside a phrase")
 @pytest.mark.parametrize(("pattern", "keys", "text"), [
     (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "i dont\tknow"),
     (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "i cant\nsay"),
     (matching.NEGATION_BEFORE_RE, matching._NEGATION_KEYS, "other\tthan "),
     (matching.METADATA_BEFORE_RE, matching._METADATA_KEYS, "as\tof 2023"),
+    (matching.REFUSAL_RE, matching._REFUSAL_KEYS, "i  don't \n\n know"),
+    (matching.METADATA_BEFORE_RE, matching._METADATA_KEYS, "my \u00a0knowledge\r\nends in 2023"),
 ])
 def test_whitespace_gaps(pattern: re.Pattern[str], keys: tuple[str, ...], text: str) -> None:
-    assert _unguarded_matches(pattern, keys, text) == []
+    """The grader reads text with each whitespace run squeezed to one space or one line break (``prepare``):
+    tabs, runs of spaces and line breaks inside a phrase keep its key, and the phrase still matches."""
+    squeezed = squeeze_spaces(text)
+    assert lower_case_twin(pattern).search(squeezed.lower()) is not None
+    assert _unguarded_matches(pattern, keys, squeezed) == []
+
+
+odd_texts = st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(SEPARATORS + WHITESPACE)), max_size=10).map(
+    lambda pairs: "".join(word + sep for word, sep in pairs))
+
+
+@pytest.mark.parametrize(("pattern", "keys"), GUARDED)
+@settings(max_examples=300, deadline=None)
+@given(text=odd_texts)
+def test_every_match_in_squeezed_text_holds_a_key(pattern: re.Pattern[str], keys: tuple[str, ...], text: str) -> None:
+    """The same property with any whitespace between the words, as the grader reads it (squeezed)."""
+    assert _unguarded_matches(pattern, keys, squeeze_spaces(text)) == []
+
+
+def test_prepare_squeezes_whitespace() -> None:
+    assert matching.prepare("I don't\t  know.\r\n\n  Really").text == "I don't know.\nReally"
 
 
 @settings(max_examples=300, deadline=None)

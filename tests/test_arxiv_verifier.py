@@ -1308,3 +1308,354 @@ def test_register_verifier_refuses_a_blank_name() -> None:
     for name in ("", "   ", "\t\n"):
         with pytest.raises(ValueError, match="empty or blank"):
             register_verifier(name)
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 17, general rules by class (A retractions ... J speed); every kind where the rule applies to all
+# --------------------------------------------------------------------------------------------------
+
+KIND_TASKS = ["1706.03762/id", "1706.03762/year", ATTENTION, "1706.03762/author", "1512.03385/title",
+              "1512.03385/author", "2005.14165/year", "1412.6980/id"]
+
+#: A: retractions, each with the retracted candidates {A} (and {A2}) before the answer committed to {B}.
+RETRACTIONS = (
+    "I think {A} or {A2}. Final answer: {B}", "{A}\nFinal answer: {B}", "My final answer is {B}.",
+    "{A}, no wait, {B}.", "{A}. Scratch that, it's {B}.", "{A}. Hmm, actually, it's {B}.", "{A}. I meant {B}.",
+    "Candidates: {A}; {A2}.\nFinal answer: {B}", "{A} or {A2}. On second thought, {B}.",
+    "{A}. Wait, no: {B}.", "{A}? I take that back. {B}.", "{A}. The correct answer is {B}.",
+    "**Final Answer:** {B}\n\n(I first considered {A}.)", "Answer: {A}\nCorrection: {B}", "{A}\n\nEdit: I meant {B}.",
+    "Let me reconsider. {A} is wrong. Final answer:\n{B}", "{A} — oh wait, no, it's {B}.",
+    "First thought: {A}. Final: {B}.", "Initially {A}; on reflection, {B}.", "{A}. Update: it's {B}.", "~~{A}~~ {B}",
+    "{A} (edit: {B})", "{A}. Strike that: {B}.", "{A}. Oops, I meant {B}.",
+)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", RETRACTIONS)
+def test_a_retraction_grades_the_final_answer(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    right, wrong, wrong2 = task.answer, other_answer(task, 2), other_answer(task, 5)
+    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
+    g = grade(task_id, form.format(A=right, A2=wrong2, B=wrong))
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+@settings(max_examples=60, deadline=None)
+@given(task_id=task_ids, form=st.sampled_from(RETRACTIONS), k=st.integers(0, 15))
+def test_property_the_final_answer_is_what_counts(task_id: str, form: str, k: int) -> None:
+    task = TASKS[task_id]
+    right, wrong, wrong2 = task.answer, other_answer(task, k), other_answer(task, k + 1)
+    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
+    assert grade(task_id, form.format(A=right, A2=wrong2, B=wrong)).correctness == 0.0
+
+
+def test_a_retraction_without_a_new_answer_keeps_the_answer_or_refuses() -> None:
+    assert grade(GPT3_YEAR, "2020. The correct answer is the one above.").composite == 1.0
+    assert grade(GPT3_YEAR, "Maybe 2019. Scratch that, I don't know.").composite == 0.0
+
+
+#: B: concessions, each conceding {A} (others' answer) and claiming {B}.
+CONCESSIONS = (
+    "You might see {A} cited, but the answer is {B}.", "{A} is usually credited, but it's {B}.",
+    "Neither {A} nor {A2} - it's {B}.", "Some say {A}; in fact {B}.", "{A} is a common misconception; it is {B}.",
+    "Some sources list {A}. In fact, {B}.", "People often think {A}, but it's actually {B}.",
+    "While {A} is often cited, the answer is {B}.", "Contrary to popular belief ({A}), it is {B}.",
+    "It's commonly attributed to {A}, but it's actually {B}.",
+    "Many sources say {A}. However, the correct answer is {B}.", "{A} would be a natural guess, but the answer is {B}.",
+    "Many assume {A}. The actual answer: {B}.", "{A}? That's a common mistake — it's {B}.",
+    "{A} is what most people remember. In reality, it's {B}.", "You may have heard {A}. It's actually {B}.",
+    "Others have claimed {A}; however, it is {B}.", "Although {A} is frequently mentioned, the correct one is {B}.",
+)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", CONCESSIONS)
+def test_a_concession_grades_the_claim(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    right, wrong, wrong2 = task.answer, other_answer(task, 2), other_answer(task, 5)
+    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
+    g = grade(task_id, form.format(A=right, A2=wrong2, B=wrong))
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+def test_a_concession_without_a_claim_is_not_dropped() -> None:
+    assert grade(GPT3_YEAR, "It is often cited as 2020.").composite == 1.0
+    assert grade("1706.03762/author", "Vaswani is often credited, and rightly so.").composite == 1.0
+
+
+#: C: uncertainty beside candidates hedges (two candidates) or commits (one); it is no refusal.
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize(("form", "composite"), [
+    ("I'm not sure, but maybe {R} or {W}", 0.75), ("I think it's {R}", 1.0), ("I don't know exactly, {R} or {W}", 0.75),
+    ("{R}, though it might be {W}", 0.75), ("I can't be certain, {R} or {W}", 0.75), ("Not sure: {R}", 1.0),
+    ("I'm not certain. {R}, I think.", 1.0), ("I'm not sure, but I think {W}", 0.5),
+    ("I'm not sure. Maybe {R}.", 1.0), ("I'm unsure whether it's {R} or {W}.", 0.75), ("I have no idea. {R}?", 1.0),
+    ("I'm sorry, I can't be certain, but it might be {R} or {W}.", 0.75), ("Can't recall. I'd guess {R}.", 1.0),
+    ("I don't know. Could be {R}, could be {W}.", 0.75), ("{R}? {W}? I don't know.", 0.75),
+    ("Honestly not sure between {R} or {W}.", 0.75), ("{R} (not 100% sure)", 1.0),
+    ("Probably {R}, possibly {W}.", 0.75),
+    ("I don't know the answer.", 0.0), ("I'm not sure, sorry.", 0.0),
+])
+def test_uncertainty_beside_candidates_is_no_refusal(task_id: str, form: str, composite: float) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == composite
+
+
+def test_not_sure_between_two_names_is_hedged() -> None:
+    assert grade("1706.03762/author", "Honestly not sure between Ashish Vaswani and Noam Shazeer.").composite == 0.75
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", [
+    "{R}, unless you mean the v2, otherwise {W}", "{R}, though it might be {W}", "{R} (or possibly {W})",
+    "{R}, if not {W}", "{R}; otherwise {W}", "{R}, though {W} is also possible.",
+    "I'm not sure, it could be {R} or {W}.",
+])
+def test_conditional_alternatives_are_hedged(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == 0.75
+
+
+#: E: placeholders, refusals in other languages and title-case chatter offer no answer.
+EVASIVE = (
+    "[TITLE]", "<author>", "XXXX.XXXXX", "TBD", "N/A", "[Paper Title]", "<First Author Name>", "{title}",
+    "[Insert title here]", "20XX", "YYMM.NNNNN", "Title: [TITLE]\nAuthor: [AUTHOR]\nYear: XXXX",
+    "No lo sé", "Je ne sais pas.", "Ich weiß es nicht", "不知道", "我不知道。", "Non lo so", "Não sei", "Я не знаю",
+    "わかりません", "Nie wiem.", "Great Question!", "Happy To Help", "Thanks For Asking!",
+    "I can't look that up. The paper introduced the Transformer architecture.",
+    "I can't look that up. It proposed Scaled Dot-Product Attention and Multi-Head Attention.",
+    "I'm sorry, I can't browse. It was written by a team at Google Brain.",
+    "[Title of the paper]", "<insert author name here>", "{{first_author}}", "YYYY", "20??", "Title: TBD",
+    "Answer: [ANSWER]", "<PAPER_TITLE>", "The ID is XXXX.XXXXX.", "No lo sé, lo siento.", "Je ne sais pas, désolé.",
+    "Keine Ahnung.", "Ik weet het niet.", "我不知道这篇论文。", "모르겠습니다.", "Jag vet inte.", "Hope This Helps!",
+    "Thank You For Your Patience.", "Good Luck With Your Research!",
+    "Unfortunately I can't browse. The work is famous for its Encoder-Decoder design.",
+    "I don't have access to that. It is widely used in Natural Language Processing and Computer Vision.",
+)
+
+
+@pytest.mark.parametrize("task_id", ["1706.03762/id", "1706.03762/year", ATTENTION, "1706.03762/author"])
+@pytest.mark.parametrize("output", EVASIVE)
+def test_placeholders_foreign_refusals_and_chatter_are_evasive(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.well_formed, g.composite) == (0.0, 0.0), g.feedback
+
+
+def test_a_refusal_then_an_offered_answer_is_graded() -> None:
+    assert grade(ATTENTION, "I can't look that up, but it's Attention Is All You Need.").composite == 1.0
+    assert grade(ATTENTION, "I can't check. Attention Is All You Need.").composite == 1.0
+    assert grade("1706.03762/author", "I can't verify this. Maybe Vaswani.").composite == 1.0
+    assert grade("1706.03762/author", "I can't verify this; it was written by Noam Shazeer.").composite == 0.5
+
+
+#: G: look-alike letters, invisible characters and soft hyphens are read away.
+@pytest.mark.parametrize(("task_id", "output"), [
+    (ATTENTION, "\u0410ttention Is All You Need"), (ATTENTION, "Attention Is All Y\u043eu Need"),
+    (ATTENTION, "Atten\u200btion Is All You Ne\u00aded"), (ATTENTION, "\ufeffAttention\u200c Is\u200d All You Need"),
+    (ATTENTION, "attention is all you need"), ("1706.03762/author", "V\u0430sw\u0430ni"),
+    ("1706.03762/author", "Vas\u200bwani"), ("1706.03762/id", "1706.0376\u200b2"), ("1706.03762/year", "２０１７"),
+    (ATTENTION, "ATTENTION IS ALL YOU NEED"), (ATTENTION, "\u0391ttention Is All You Need"),
+    ("1706.03762/author", "Ashish\u200bVaswani"), (ATTENTION, "Attention\u2003Is\u00a0All You Need"),
+    (ATTENTION, "Ａｔｔｅｎｔｉｏｎ Ｉｓ Ａｌｌ Ｙｏｕ Ｎｅｅｄ"),
+])
+def test_look_alikes_and_invisible_characters_are_normalised(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize("output", ["Attention Is All You Need: A Survey", "Attention Is All You Need: Revisited"])
+def test_a_title_with_a_subtitle_is_another_paper(output: str) -> None:
+    g = grade(ATTENTION, output)
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), output
+
+
+def test_ampersand_reads_as_and_in_titles() -> None:
+    from verifiers.arxiv.matching import Phrase
+
+    phrase = Phrase.title("Understanding and Generation")
+    assert phrase.spans("Understanding & Generation", "understanding & generation")
+
+
+#: F: numbers given as context (a cross-reference, a revision, the YYMM prefix, another field) are no rivals.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1706.03762/id", "1706.03762 (see also 1810.04805)"), ("1706.03762/id", "1706.03762; cf. 1810.04805 for BERT"),
+    ("1706.03762/id", "arXiv:1706.03762. Related: 1810.04805."),
+    ("1706.03762/id", "1706.03762, not to be confused with 1810.04805"),
+    ("1706.03762/id", "1706.03762 (follow-up: 1810.04805)"),
+    ("1706.03762/year", "2017 (v2 posted 2018)"), ("1706.03762/year", "Submitted: 2017; Published: NeurIPS 2017"),
+    ("1706.03762/year", "Submitted: 2017; Updated: 2019"), ("1706.03762/year", "2017 (YYMM prefix 1706)"),
+    (GPT3_YEAR, "2020 (the YYMM prefix 2005 means May 2020)"), (GPT3_YEAR, "The prefix 2005 means 2020."),
+    ("1706.03762/year", "2017. See also 2018's follow-up work."),
+    ("1706.03762/year", "Submitted 2017, last revised 2023"),
+    ("1706.03762/year", "Year: 2017\nLast updated: 2023"), ("1706.03762/id", "ID: 1706.03762. Later work: 1810.04805."),
+    ("1706.03762/id", "1706.03762\nSee also: 1810.04805, 2005.14165"),
+    ("1706.03762/id", "1706.03762 (cited by 1810.04805)"),
+    ("1706.03762/year", "2017 (arXiv), 2018 (journal version)"), ("1706.03762/year", "2017 (revised in 2018)"),
+    ("1706.03762/year", "It's 2017; the follow-up came in 2018."), ("1706.03762/year", "2017, v7 in 2023"),
+])
+def test_context_numbers_are_no_alternatives(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+def test_context_numbers_alone_are_still_answers() -> None:
+    assert grade("1706.03762/id", "See also 1810.04805").composite == 0.5
+    assert grade("1706.03762/id", "1706.03762 or 1810.04805").composite == 0.75
+
+
+@pytest.mark.parametrize("output", ["cs/0601001", "hep-th/9901001", "arXiv:cs/0601001v2", "math.AG/0601001"])
+def test_old_style_ids_are_ids(output: str) -> None:
+    g = grade("1706.03762/id", output)
+    assert (g.correctness, g.well_formed) == (0.0, 1.0), output
+    assert grade("1706.03762/id", f"1706.03762 or {output}").composite == 0.75
+
+
+#: H: whole surnames; initial-first and Vancouver lists name their first author first.
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Smith-Vaswani", 0.5), ("Vaswani-Smith", 0.5), ("Ashish Smith-Vaswani", 0.5),
+    ("A. Vaswani, N. Shazeer, N. Parmar", 1.0), ("N. Shazeer, A. Vaswani, N. Parmar", 0.5),
+    ("Vaswani A, Shazeer N, Parmar N", 1.0), ("Shazeer N, Vaswani A, Parmar N", 0.5), ("Vaswani A.", 1.0),
+    ("N. Shazeer and A. Vaswani", 0.5), ("Vaswani, N. Shazeer", 1.0), ("Vaswani, N.", 0.5),
+    ("Shazeer N; Vaswani A; Parmar N", 0.5), ("Vaswani A; Shazeer N; Parmar N", 1.0), ("Vaswani\u2010Smith", 0.5),
+    ("N Shazeer, A Vaswani", 0.5), ("A. Vaswani & N. Shazeer", 1.0), ("Not Noam Shazeer; Ashish Vaswani.", 1.0),
+])
+def test_whole_surnames_and_author_list_orders(output: str, composite: float) -> None:
+    assert grade("1706.03762/author", output).composite == composite, output
+
+
+def test_hyphenated_surnames_in_lists() -> None:
+    assert grade("1406.2661/author", "Goodfellow IJ, Pouget-Abadie J, Mirza M").composite == 1.0
+    assert grade("1406.2661/author", "Pouget-Abadie J, Goodfellow IJ").composite == 0.5
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPER_OF))
+def test_vancouver_and_initial_first_lists_for_every_paper(paper_id: str) -> None:
+    paper = PAPER_OF[paper_id]
+    task_id = f"{paper_id}/author"
+    other = "Ruslan Q. Zyxwater"
+    initials = "".join(w[0] for w in paper.first_author.split()[:-1])
+    given_initials = ". ".join(w[0] for w in paper.first_author.split()[:-1]) + "."
+    assert grade(task_id, f"{paper.last_name} {initials}, Zyxwater RQ").composite == 1.0
+    assert grade(task_id, f"Zyxwater RQ, {paper.last_name} {initials}").composite == 0.5
+    assert grade(task_id, f"{given_initials} {paper.last_name}, R. Q. Zyxwater").composite == 1.0
+    assert grade(task_id, f"R. Q. Zyxwater, {given_initials} {paper.last_name}").composite == 0.5
+    assert grade(task_id, f"Zyxwater-{paper.last_name}").correctness == 0.0, other
+
+
+#: D: candidates laid out as inline items, table rows, XML elements, JSON arrays or options are hedging.
+@pytest.mark.parametrize(("task_id", "output"), [
+    (ATTENTION, "(1) Attention Is All You Need (2) Deep Residual Learning for Image Recognition"),
+    (ATTENTION, "1) Attention Is All You Need 2) Self-Attention Networks"),
+    (ATTENTION, "| Title |\n|---|\n| Attention Is All You Need |\n| Self-Attention Networks for Translation |"),
+    (ATTENTION, '{"title": ["Attention Is All You Need", "Self-Attention Networks for Translation"]}'),
+    (ATTENTION, "<title>Attention Is All You Need</title><title>Self-Attention Networks</title>"),
+    (ATTENTION, "Option A: Attention Is All You Need. Option B: Self-Attention Networks for Translation."),
+    ("1706.03762/author", "(1) Vaswani (2) Shazeer"), ("1706.03762/author", "Option A: Vaswani. Option B: Shazeer."),
+    ("1706.03762/author", '{"first_author": ["Ashish Vaswani", "Noam Shazeer"]}'),
+    ("1706.03762/author", "| First author |\n|---|\n| Vaswani |\n| Shazeer |"),
+    ("1706.03762/author", "<first_author>Vaswani</first_author><first_author>Shazeer</first_author>"),
+    ("1706.03762/id", "(1) 1706.03762 (2) 1706.03763"), ("1706.03762/year", '{"year": [2017, 2018]}'),
+    ("1706.03762/year", "<year>2017</year><year>2018</year>"), ("1706.03762/author", "(i) Vaswani (ii) Shazeer"),
+    (ATTENTION, "a) Attention Is All You Need b) Deep Residual Learning for Image Recognition"),
+    ("1706.03762/author", "<answer>Ashish Vaswani</answer>\n<answer>Noam Shazeer</answer>"),
+    ("1706.03762/id", "Option 1: 1706.03762; Option 2: 1810.04805"),
+])
+def test_hedging_layouts(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.75, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    (ATTENTION, "| Title | Year |\n|---|---|\n| Attention Is All You Need | 2017 |"),
+    (ATTENTION, '{"title": "Attention Is All You Need"}'), (ATTENTION, "<title>Attention Is All You Need</title>"),
+    (ATTENTION, "<title>Attention Is All You Need</title>\n<authors>Ashish Vaswani, Noam Shazeer</authors>"),
+    ("1706.03762/author", '{"first_author": "Ashish Vaswani", "authors": ["Ashish Vaswani", "Noam Shazeer"]}'),
+    ("1706.03762/author", "<first_author>Ashish Vaswani</first_author>"),
+    ("1706.03762/year", "(1) It was submitted in 2017. (2) It appeared at NeurIPS."),
+])
+def test_one_answer_in_a_layout_is_committed(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+#: D, every kind: {R} the right answer, {W} another paper's.
+HEDGED_LAYOUTS = (
+    '{{"answer": "{R}", "alternative": "{W}"}}', '{{"title": "{R}", "alternatives": ["{W}"]}}', "1. {R} 2. {W}",
+    "• {R} • {W}", "{R} | {W}", "| Candidate | Confidence |\n|---|---|\n| {R} | 60% |\n| {W} | 40% |",
+    "Primary: {R}\nBackup: {W}", "Best guess: {R}. Second guess: {W}.", "{R} (70%) or {W} (30%)",
+    "{R} 60%, {W} 40%", "<answer>\n  <option>{R}</option>\n  <option>{W}</option>\n</answer>", "answer: [{R}, {W}]",
+    "Top candidates: {R}, {W}", "First choice: {R}; second choice: {W}", "(i) {R} (ii) {W}",
+)
+COMMITTED_LAYOUTS = (
+    '{{"answer": "{R}", "confidence": 0.9}}', "| Field | Value |\n|---|---|\n| Answer | {R} |\n| Confidence | high |",
+    "<answer>{R}</answer>", "**{R}**", "> {R}", "```\n{R}\n```", "Answer = {R}",
+)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", HEDGED_LAYOUTS)
+def test_hedging_layouts_for_every_kind(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer, W=other_answer(task, 3))).composite == 0.75
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", COMMITTED_LAYOUTS)
+def test_committed_layouts_for_every_kind(task_id: str, form: str) -> None:
+    task = TASKS[task_id]
+    assert grade(task_id, form.format(R=task.answer)).composite == 1.0
+
+
+#: J: runs of quote characters (curly, guillemets, straight, emphasis) are read in linear time.
+QUOTE_RUNS = ["“", "‘", "«", "’", '"', "'", "*", "_", "`", "“a", "‘Is’ ", "“Attention ", "'Vaswani' ", "“”",
+              "Some say 2017; ", "а"]
+
+
+def _grade_seconds(task_id: str, unit: str, n: int) -> float:
+    import time
+
+    text = (unit * (n // len(unit) + 1))[:n]
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        grade(task_id, text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.parametrize("unit", QUOTE_RUNS)
+@pytest.mark.parametrize("task_id", [ATTENTION, "1706.03762/author"])
+def test_quote_runs_grade_in_linear_time(task_id: str, unit: str) -> None:
+    """Four times the text takes well under sixteen times as long (quadratic), and 40,000 characters under 0.3 s
+    (a 300-character scan from each opening quote took about 0.7 s); the faster of two runs, with slack for a
+    loaded machine."""
+    small, large = _grade_seconds(task_id, unit, 10_000), _grade_seconds(task_id, unit, 40_000)
+    assert large < 0.3, (unit, large)
+    assert large < 9 * max(small, 0.002), (unit, small, large)
+
+
+#: Latin letters and a look-alike of each (Cyrillic or Greek).
+LOOK_ALIKES = {"A": "\u0410", "B": "\u0392", "E": "\u0415", "K": "\u039a", "M": "\u041c", "H": "\u041d",
+               "O": "\u041e", "P": "\u0420", "C": "\u0421", "T": "\u0422", "X": "\u0425", "a": "\u0430",
+               "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441", "x": "\u0445", "i": "\u0456"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(task_id=task_ids, data=st.data())
+def test_property_look_alikes_and_invisible_characters_change_no_grade(task_id: str, data: st.DataObject) -> None:
+    """The right answer with some letters swapped for look-alikes and invisible characters put inside its words
+    (zero-width space, non-joiner, joiner, soft hyphen, BOM) is still the right answer."""
+    chars = list(TASKS[task_id].answer)
+    for i, c in enumerate(chars):
+        if c in LOOK_ALIKES and data.draw(st.booleans()):
+            chars[i] = LOOK_ALIKES[c]
+    out = []
+    for i, c in enumerate(chars):
+        out.append(c)
+        if 0 < i < len(chars) - 1 and chars[i].isalnum() and chars[i + 1].isalnum() and data.draw(st.booleans()):
+            out.append(data.draw(st.sampled_from(["\u200b", "\u200c", "\u200d", "\u00ad", "\ufeff"])))
+    assert grade(task_id, "".join(out)).composite == 1.0, "".join(out)
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+def test_neither_nor_negates_both(task_id: str) -> None:
+    """"Neither A nor B" offers neither: with the right answer among them it earns no credit (as "not A" does)."""
+    task = TASKS[task_id]
+    g = grade(task_id, f"Neither {task.answer} nor {other_answer(task, 3)}.")
+    assert g.correctness == 0.0 and g.composite == grade(task_id, f"Not {task.answer}.").composite, g.feedback

@@ -11,8 +11,13 @@ retracted and do not count):
 * **well formed** means the response offers an answer of the kind's shape: an arXiv ID, a year (also inside a
   date: ``2017-06-12``, ``2017.06.12``, ``12/06/2017``), a title, a name.  Filler, an echoed question or
   rubric, a refusal (even one holding a request id or a cut-off year) offer none and score 0.00 for every kind.
+* **committed part**: a response that takes back what it said ("Final answer: B", "scratch that", "I meant B")
+  or concedes what others say ("Some say A; in fact B") is graded on what it commits to
+  (:func:`grade_committed`; the whole response when that part offers no answer).
 * **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
-  are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005).
+  are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005); old-style IDs (``cs/0601001``) are IDs.
+  A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix") is no rival
+  when a value without such a cue remains.
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
@@ -21,9 +26,10 @@ retracted and do not count):
   "Denoising Diffusion Implicit Models", is another paper's: wrong), earns ``PARTIAL_TITLE_WEIGHT`` x that
   share, at most 0.3 (composite 0.65), clearly below hedged.
 * **author**: correct when the first author's surname occurs in a citation form (see
-  :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
-  alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
-  retracts them.
+  :func:`verifiers.arxiv.matching.author_pattern`, as a whole name: "Smith-Vaswani" is someone else); naming
+  co-authors too is fine, offering another name as an alternative ("Kingma or Ba") is hedged, giving them a role
+  other than first ("Kingma is the second author") retracts them, and a list of authors in any citation style
+  ("Shazeer N, Vaswani A", "N. Shazeer, A. Vaswani") names its first author first.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    committed_part,
     contains_any,
     content_words,
     is_extended,
@@ -204,16 +211,54 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
     return found
 
 
+#: A cue right before a number that makes it context for another paper or another field, not a rival answer:
+#: a cross-reference ("see also 1810.04805", "cf.", "related:", "not to be confused with", "follow-up:", "later
+#: work:"; also the further items of its list: "see also: A, B") or the YYMM prefix read out ("the prefix 2005
+#: means May 2020").
+_CONTEXT_BEFORE_RE = re.compile(
+    r"(?:\bsee\s+also|\bcf\.|\bcompare(?:\s+with)?|\brelated(?:\s+(?:paper|work|id|identifier))?|\bnot\s+to\s+be"
+    r"\s+confused\s+with|\bfollow[\s-]?ups?(?:\s+(?:paper|work))?|\bsuccessor|\bpredecessor|\bbuilds?\s+on"
+    r"|\bbased\s+on|\bcited\s+by|\bcites|\bprefix(?:\s+is)?|\byymm|\blater\s+work|\bsubsequent(?:\s+work)?)"
+    r"(?:\s*[:(]?\s*(?:arxiv\s*:?\s*)?|(?:[^.;!?\n]|\.(?=[0-9])){0,40}(?:[,&]|\sand)\s*)\Z")
+_CONTEXT_KEYS: tuple[str, ...] = ("see", "cf", "compar", "relat", "confus", "follow", "success", "predecess",
+                                  "build", "based", "cite", "prefix", "yymm", "later", "subsequent")
+_has_context_key = contains_any(_CONTEXT_KEYS)
+
+
+def _without_context(r: Response, offered: dict[str, tuple[int, int]]) -> list[str]:
+    """The values of ``offered`` (value -> span), without those given as context (``_CONTEXT_BEFORE_RE``: "see also
+    X", "the prefix X") when a value without such a cue remains: context for another paper is no rival answer."""
+    if len(offered) < 2:
+        return list(offered)
+    context = set()
+    for value, (start, _) in offered.items():
+        window = r.lower[max(0, start - 40):start]
+        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window):
+            context.add(value)
+    return [v for v in offered if v not in context] if context and len(context) < len(offered) else list(offered)
+
+
+#: An old-style arXiv identifier (to March 2007): archive, optional subject class, "/", YYMMNNN ("cs/0601001",
+#: "hep-th/9901001", "math.AG/0601001"), optional version.  A wrong one is a wrong ID, not a missing one.
+OLD_ID_RE = re.compile(r"(?<![\w.-])((?:[a-z]+(?:-[a-z]+)?)(?:\.[A-Z]{2})?/[0-9]{2}(?:0[1-9]|1[0-2])[0-9]{3})"
+                       r"(?:v[0-9]+)?(?![0-9])", re.IGNORECASE)
+
+
 def find_ids(text: str) -> list[tuple[str, int, int]]:
-    """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span)."""
+    """``(id, start, end)`` of every :data:`ID_RE` identifier in ``text`` (version suffix in the span), and of
+    every old-style one (:data:`OLD_ID_RE`), in order."""
     out: list[tuple[str, int, int]] = []
-    if "." not in text:  # every ID has a dot
+    if "." not in text and "/" not in text:  # every ID has a dot, every old-style one a slash
         return out
     for hit in _ID_HIT_RE.finditer(text):
         if hit.start() >= 4:
             x = ID_RE.match(text, hit.start() - 4)
             if x is not None:
                 out.append((x.group(1), x.start(), x.end()))
+    if "/" in text:
+        old = [(x.group(1).lower(), x.start(), x.end()) for x in OLD_ID_RE.finditer(text)]
+        if old:
+            out = sorted(out + old, key=lambda row: row[1])
     return out
 
 
@@ -250,7 +295,7 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
     """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
     want = m.paper.arxiv_id
-    found = _values(r, find_ids(r.text))
+    found = _without_context(r, _offered(r, find_ids(r.text)))
     if not found:
         return no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", r)
     return committed_or_hedged(found, want, "ID")
@@ -267,15 +312,26 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     offered = _offered(r, find_years(r.text))
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
-    found = list(offered)
+    found = _without_context(r, offered)
+    offered = {v: offered[v] for v in found}
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
-        events = {v for v, (start, _) in offered.items()
-                  if _EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)}
+        events = {v for v, (start, end) in offered.items()
+                  if (_EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)
+                      or _EVENT_AFTER_RE.match(r.lower, end, end + EVENT_WINDOW))
+                  and not _ALTERNATIVE_BEFORE_RE.search(r.lower, max(0, start - 16), start)}
         if events and len(events) < len(found):
             found = [v for v in found if v not in events]
     return committed_or_hedged(found, want, "year", hint)
 
 
+#: An alternation right before a year: it offers the year as an alternative, whatever event a cue before names
+#: ("2017, unless you mean the v2, otherwise 2018").
+_ALTERNATIVE_BEFORE_RE = re.compile(r"(?:\bor|\botherwise|\bif\s+not|/)[\s,:]*\Z")
+#: An event named in brackets right after a year: "2018 (journal version)", "2023 (v7)", "2017 (NeurIPS)" (not
+#: a bracket holding another year: "2017 (v2 posted 2018)" dates the v2 by 2018).
+_EVENT_AFTER_RE = re.compile(
+    r"\s*\((?=[^)\n]{0,30}\b(?:journal|conference|proceedings|version|revision|revised|published|publication"
+    r"|camera[\s-]?ready|v[2-9]|neurips|nips|icml|iclr|cvpr|acl|emnlp)\b)(?![^)\n]*(?:19|20)[0-9]{2})")
 #: How far before a year an event other than the submission is looked for (characters).
 EVENT_WINDOW = 40
 #: A year that dates another event than the submission: publication at a venue, a later revision, an award
@@ -283,6 +339,7 @@ EVENT_WINDOW = 40
 #: Such a year is context, not a rival answer, when the response also gives a year without such a cue.
 _EVENT_BEFORE_RE = re.compile(
     r"\b(?:published|publication|presented|appeared|accepted|revised|revision|updated|latest|version|v[2-9]"
+    r"|follow[\s-]?ups?|successor|sequel|later\s+work"
     r"|award|conference|proceedings|journal|venue|cvpr|iccv|eccv|iclr|icml|neurips|nips|acl|emnlp|naacl|aaai"
     r"|ijcai|tmlr|jmlr|coling|icassp)\b[^.;!?\n]*\Z")
 
@@ -580,12 +637,16 @@ def _name_start(text: str, start: int) -> int:
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
 
 
+#: A name right after an initial: "Vaswani, N. Shazeer" lists "N. Shazeer" next, so "N." is not Vaswani's.
+_NEXT_NAME_RE = re.compile(r"[ \t]+(?-i:[A-Z])(?:[^\W\d_]+|\.[ \t]*(?-i:[A-Z]))")
 #: An initial after the surname, in the "Surname, I." citation form.
 _INITIAL_AFTER_RE = re.compile(r",[ \t]*(?-i:([A-Z]))\.")
 #: The element of a list of names right before a name: up to four capitalised words or initials, then a comma,
 #: "&" or "and" (group 1: the element; a semicolon separates clauses: "Not X; Y is first").
 _LIST_TAIL_RE = re.compile(
-    r"((?-i:[A-Z])[^\W_]*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*\.?){0,3})(?:[ \t]*(?:,|&|\band\b))+[ \t]*\Z")
+    r"((?-i:[A-Z])[^\W_]*(?:-[^\W_]+)*\.?(?:,?[ \t]+(?-i:[A-Z])[^\W_]*(?:-[^\W_]+)*\.?){0,3})"
+    r"(?:[ \t]*(?:,|&|\band\b))+[ \t]*\Z"
+    r"|((?-i:[A-Z])[^\W_]+(?:-[^\W_]+)*[ \t]+(?-i:[A-Z]{1,3})\.?)[ \t]*;[ \t]*\Z")  # Vancouver: "Shazeer N; X"
 
 
 #: Words after which a list of authors may start ("by X, Y", "the authors are X and Y").
@@ -600,10 +661,11 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     tail = _LIST_TAIL_RE.search(text, max(0, start - 60), start)
     if tail is None:
         return False
-    before = text[:tail.start(1)].rstrip(" \t*_")
+    group = 1 if tail.group(1) is not None else 2
+    before = text[:tail.start(group)].rstrip(" \t*_")
     if before and before[-1] not in ",;:&([\n" and not before.lower().endswith(_LIST_OPENERS):
         return False  # the element goes on a title or a sentence before it ("... of Large Language Models, X")
-    element = tail.group(1)
+    element = tail.group(group)
     if element.split(None, 1)[0].lower() in ("not", "never", "no"):
         return False  # "Not Peiyi Wang, Zhihong Shao": a negated name is no first author listed before
     return bool(name_tokens(element, exclude, 1))
@@ -633,6 +695,28 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
     return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
+#: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
+#: "alternatives", "possibilities", "choices", "guesses", "backup", "second guess", "not sure between", or
+#: confidences ("60%").
+_NAME_LISTING_CUE_RE = re.compile(
+    r"\b(?:candidates?|options?|alternatives?|alternatively|possibilities|choices|guesses|backup|second\s+(?:guess"
+    r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between)\b"
+    r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
+_NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
+                                       "runner", "%", "between")
+_has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
+
+
+def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
+    """Whether the response calls its names candidates (``_NAME_LISTING_CUE_RE``: "Top candidates: A, B", "Best
+    guess: A. Second guess: B", "A (70%), B (30%)") and names someone else besides the first author: then a
+    list of names is a list of alternatives, not of authors."""
+    if not _has_name_listing_key(r.lower) or _NAME_LISTING_CUE_RE.search(r.lower) is None:
+        return False
+    others = blank(r.text, [(_name_start(r.text, s), e) for s, e in committed])
+    return bool(name_tokens(others, m.name_exclude, 1, counts=r.counts))
+
+
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
@@ -645,7 +729,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
             continue  # "X. Vaswani": the same surname, another person
         initial = _INITIAL_AFTER_RE.match(text, end)
-        if initial is not None and not _given_names_fit(initial.group(1) + ".", m.paper.first_author):
+        if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None and not _given_names_fit(
+                initial.group(1) + ".", m.paper.first_author):  # (an initial then a name: the next author's)
             continue  # "Vaswani, N.": the same
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
@@ -661,7 +746,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     if committed:
         offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
             phrase)
-        if _listed_rival(r, committed, offers_name):
+        if _listed_rival(r, committed, offers_name) or _names_under_listing_cue(m, r, committed):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"
@@ -672,10 +757,27 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     return 0.0, 1.0, f"expected first author {name} (last name {last}){hint}, response said {quote(r.raw)}{why}"
 
 
+def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response) -> Verdict:
+    """``grader(m, r)`` on what the response commits to: when it takes back what it said before ("Final
+    answer: B", "scratch that", "I meant B") or concedes what others say ("Some say A; in fact B"), the part
+    without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
+    offers an answer or refuses; otherwise the whole response is graded."""
+    verdict = grader(m, r)
+    if not verdict[1]:  # no answer in the whole response: none in a part of it either
+        return verdict
+    part = committed_part(r)
+    if part is not None:
+        committed = grader(m, part)
+        if committed[1] or part.refuses():
+            return committed
+    return verdict
+
+
 GRADERS: dict[str, Callable[[PaperMatcher, Response], Verdict]] = {
     "id": grade_id, "title": grade_title, "author": grade_author, "year": grade_year,
 }
 
 __all__ = ["CONCISE_CHARS", "GRADERS", "HEDGED_CREDIT", "MAX_CHARS", "PARTIAL_TITLE_MIN_SHARE",
-           "PARTIAL_TITLE_WEIGHT", "Verdict", "committed_or_hedged", "conciseness", "grade_author", "grade_id",
+           "PARTIAL_TITLE_WEIGHT", "Verdict", "committed_or_hedged", "conciseness", "grade_author", "grade_committed",
+           "grade_id",
            "grade_title", "grade_year", "no_answer"]

@@ -20,8 +20,25 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   of prose offers no other candidate: "Generative Adversarial Networks" then "It introduced GANs." is one
   title and a remark on it (see :func:`prose_line`).
 
+* **Retractions and concessions** (the whole response).  What follows the last retraction of everything
+  before it ("Final answer:", "scratch that", "no wait", "I meant", "on second thought", "the correct answer
+  is": :data:`RETRACT_ALL_RE`) is what the response commits to, and so is the claim after a concession ("You
+  might see A cited, but the answer is C", "Some say A; in fact C", "Neither A nor B - it's C":
+  :data:`CONCESSION_RE`, :data:`CLAIM_AFTER_RE`): :func:`committed_part` blanks the rest, and the graders grade
+  that part first (the whole response when it offers no answer).
+* **Uncertainty and refusal.**  A comma ends a refusal clause ("I don't know exactly, A or B" offers A and B).
+  In a response that refuses, a title or a name counts only where it is offered as the answer
+  (:func:`offered_as_answer`), not in background prose after the refusal.
+* **Layouts.**  :func:`one_item_per_line` puts the items of an inline enumeration, repeated XML elements and the
+  values of a JSON array of one answer on lines of their own, so the list rules read them as items.
+* **Placeholders** of a template ("[TITLE]", "<author>", "XXXX.XXXXX", "20XX") are blanked
+  (:func:`placeholder_spans`): they offer nothing.
+* **Normalisation** (:func:`prepare`): invisible characters, look-alike letters and odd whitespace are read away
+  first (:func:`verifiers.arxiv.normalise.unconfuse`, :func:`verifiers.arxiv.normalise.squeeze_spaces`).
+
 Candidates are found with precompiled regular expressions; every helper takes the prepared text and
-character offsets into it.
+character offsets into it.  The work is linear in the text: patterns are tried only where a key substring
+occurs, within windows around candidates, and no quoted span holds its own opening quote.
 """
 
 from __future__ import annotations
@@ -37,7 +54,9 @@ from verifiers.arxiv.normalise import (
     NON_NAME_WORDS,
     fold,
     squash,
+    squeeze_spaces,
     strip_markup,
+    unconfuse,
 )
 from verifiers.arxiv.papers import Paper
 
@@ -72,7 +91,17 @@ def year_of(match: re.Match[str]) -> str | None:
 
 # ------------------------------------------------------------------------------------- refusals and metadata
 
-#: First-person refusals and stock non-answers (a clause containing one is not an answer).
+#: "I don't know" in other languages (Spanish, French, German, Italian, Portuguese, Dutch, Polish, Swedish,
+#: Norwegian/Danish, Turkish, Russian), whole words ...
+_FOREIGN_REFUSALS = (
+    r"|no\s+(?:lo\s+)?s[ée]|je\s+ne\s+(?:le\s+)?sais\s+pas|aucune\s+id[ée]e|ich\s+wei(?:ß|ss)\s+(?:es\s+|das\s+)?nicht"
+    r"|wei(?:ß|ss)\s+ich\s+nicht|keine\s+ahnung|non\s+(?:lo\s+)?so|n[ãa]o\s+(?:sei|fa[çc]o\s+ideia)"
+    r"|(?:ik\s+)?weet\s+(?:het\s+|ik\s+)?niet|nie\s+wiem|vet\s+inte|(?:vet|ved)\s+ikke|bilmiyorum|не\s+знаю"
+)
+#: ... and in scripts without spaces between words (Chinese, Japanese, Korean, Hindi, Arabic), anywhere.
+_FOREIGN_REFUSALS_UNSPACED = r"|不知道|不清楚|(?:わ|分)かりません|知りません|모르겠|모릅니다|몰라|नहीं\s+पता|لا\s+أعرف"
+#: First-person refusals and stock non-answers (a clause containing one is not an answer), in English and, for
+#: "I don't know", in other languages.
 REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
@@ -82,13 +111,21 @@ REFUSAL_RE = re.compile(
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
-    r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access)\b",
+    r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access"
+    + _FOREIGN_REFUSALS + r")\b" + _FOREIGN_REFUSALS_UNSPACED,
     re.IGNORECASE,
 )
 #: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text); the ones common in prose
 #: first, so that the test on a long response stops early.
+#: Spaced keys come with a line-break twin: :func:`prepare` reads every whitespace run as one space or one line
+#: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I don't\tknow" holds "nt ".
 _REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "unable", "idea", "sorry", "afraid",
-                                  "have no")
+                                  "have no", "nt\n", "my\n", "as\na", "have\nno",
+                                  # other languages (_FOREIGN_REFUSALS)
+                                  "no s", "no\ns", "lo s", "lo\ns", "ideia", "sais", "aucune", "weiß", "weiss",
+                                  "ahnung", "non", "sei", "weet", "wiem", "vet inte", "vet\ninte", "ikke", "bilmiyorum",
+                                  "знаю", "不知道",
+                                  "不清楚", "かりません", "知りません", "모르겠", "모릅니다", "몰라", "पता", "أعرف")
 #: After a refusal phrase, the response may still commit: the part from one of these words on is kept.
 CONTRAST_RE = re.compile(
     r"\b(?:but|however|though|although|yet|still|that\s+said|nevertheless|nonetheless|my\s+(?:best\s+)?guess"
@@ -167,7 +204,8 @@ METADATA_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
-                                   "session", "trace", "incident", "case", "my ", "call", "dial", "phone", "tel",
+                                   "as\nof", "my\n", "session", "trace", "incident", "case", "my ", "call", "dial",
+                                   "phone", "tel",
                                    "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
                                    "unavail", "suspend")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
@@ -178,8 +216,8 @@ CLAUSE_WINDOW = 300
 
 #: A negator governing what follows it (up to three linking words and an opening quote).
 NEGATION_BEFORE_RE = re.compile(
-    r"(?:\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
-    r"|\bunlike|\bexcept(?:\s+for)?)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
+    r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
+    r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
@@ -201,6 +239,7 @@ CORRECTION_AFTER_RE = re.compile(
 #: it's a famous paper" still answers A.
 SUPERSEDE_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:earlier|before|above|previously)[\s.,;:!—–-]*)?"
+    r"(?:(?:hmm+|oh|um+|uh|well|wait|ok|okay|no)[\s.,;:!…—–-]+)?"
     r"(?:(?:(?:actually|in\s+fact|but|however|rather)\s*[,:—–-]?\s*){1,2}"
     r"(?:it[’']?s|it\s+(?:is|was)|that[’']?s|that\s+(?:is|was)|the\s+(?:\w+\s+){0,2}(?:is|was)|i\s+(?:think|believe)"
     r"(?:\s+it[’']?s|\s+it\s+(?:is|was))?)"
@@ -261,7 +300,7 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
-                                   "other than", "unlike", "except")
+                                   "other than", "other\nthan", "unlike", "except", "neither", "nor")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
@@ -274,7 +313,14 @@ def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
 
 _has_negation_key = contains_any(_NEGATION_KEYS)
 _has_metadata_key = contains_any(_METADATA_KEYS)
-_has_refusal_key = contains_any(_REFUSAL_KEYS)
+#: The keys split by script: a key outside ASCII never occurs in ASCII text, so there only the ASCII ones are read.
+_has_ascii_refusal_key = contains_any(k for k in _REFUSAL_KEYS if k.isascii())
+_has_other_refusal_key = contains_any(k for k in _REFUSAL_KEYS if not k.isascii())
+
+
+def _has_refusal_key(s: str) -> bool:
+    """Whether a key of ``_REFUSAL_KEYS`` occurs in ``s`` (the non-ASCII keys only when ``s`` is not ASCII)."""
+    return _has_ascii_refusal_key(s) or not s.isascii() and _has_other_refusal_key(s)
 
 
 def retracted(text: str, start: int, end: int) -> bool:
@@ -290,7 +336,9 @@ def retracted(text: str, start: int, end: int) -> bool:
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
 #: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively)\b,?|/"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively|if\s+not"
+    r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
+    r"\b,?|/|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
@@ -323,7 +371,8 @@ def joiner_before(text: str, start: int) -> int:
                 return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
-_PHRASE_END_RE = re.compile(r"[.;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
+_PHRASE_END_RE = re.compile(r"(?<!\s(?-i:[A-Z]))\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s",
+                            re.IGNORECASE)  # (the full stop of an initial, "Edward J. Hu", ends no phrase)
 _PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
 
 # ----------------------------------------------------------------------------------- title-like and names
@@ -385,9 +434,10 @@ def _extended_before(text: str, start: int) -> bool:
         lowered = word.lower()
         return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
     return False
-#: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.
+#: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.  No
+#: span holds its own opening quote, so a run of opening quotes is read in linear time (each one stops at the next).
 QUOTED_RE = re.compile(
-    r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”|‘([^’\n]{2,300})’|«([^»\n]{2,300})»|`([^`\n]{2,300})`"
+    r"\"([^\"\n]{2,300})\"|“([^“”\n]{2,300})”|‘([^‘’\n]{2,300})’|«([^«»\n]{2,300})»|`([^`\n]{2,300})`"
     r"|\*\*?([^*\n]{2,300}?)\*\*?|_(?<!\w_)([^_\n]{2,300})_(?![\w])|'(?<!\w')([^'\n]{2,300})'(?![\w])"
 )  # every branch starts with a literal (the lookbehinds follow it), so ``re`` skips to the next quote in C
 _QUOTE_CHARS = "\"“‘«`*_'"
@@ -459,7 +509,7 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
         lowered = {w.lower() for w in words}
         if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _has_content(words):
             start = text.index(stripped)
-            if r.counts(start, start + len(stripped)):
+            if r.counts(start, start + len(stripped)) and not (r.may_refuse() and r.refuses()):
                 spans.append((start, start + len(stripped)))
     return spans
 
@@ -548,7 +598,7 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool]) ->
     return bool(phrase) and offered(phrase)
 
 
-_LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)])[ \t]+")
+_LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)]|\((?:i{1,3}|iv|vi{0,3})\))[ \t]+")
 #: The characters a list marker can start with (after spaces and tabs): a line starting otherwise has none, and
 #: needs no regular expression (most lines of prose start with a capital).
 _MARKER_FIRST = frozenset("-*•+(0123456789abcdefgh")
@@ -674,7 +724,8 @@ _FIELD_WORDS = frozenset("co-authors coauthors co-author coauthor contributors s
                          "versions summary note notes comment comments code repository github license "
                          "institution organisation organization email status booktitle eprint archiveprefix "
                          "primaryclass publisher volume number month howpublished school isbn issn series "
-                         "edition editor address".split())
+                         "edition editor address confidence certainty probability likelihood score reasoning "
+                         "explanation rationale justification evidence field value".split())
 
 
 def _field_label(label: str) -> bool:
@@ -842,7 +893,8 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         words = _WORD_RE.findall(text)
         if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
                 all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
-                {w.lower() for w in words} & (NON_NAME_WORDS | exclude)):
+                {w.lower() for w in words} & (NON_NAME_WORDS | exclude)) and not (
+                counts is not None and REFUSAL_RE.search(text)):  # "Keine Ahnung": a refusal, no name
             names = words
     return names
 
@@ -862,7 +914,7 @@ class Response:
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses")
 
     def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
                  lower: str | None = None) -> None:
@@ -873,6 +925,13 @@ class Response:
         self.truncated = truncated
         self.ascii = text.isascii()  # a flag of the string: free
         self._may_refuse: bool | None = None
+        self._refuses: bool | None = None
+
+    def refuses(self) -> bool:
+        """:meth:`refused`, read once per response."""
+        if self._refuses is None:
+            self._refuses = self.refused()
+        return self._refuses
 
     def may_refuse(self) -> bool:
         """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
@@ -905,6 +964,8 @@ class Response:
             may_refuse = self.may_refuse()
         if may_refuse and self.in_refusal(start, end):
             return False
+        if may_refuse and not numeric and self.refuses() and not offered_as_answer(self.text, start, end):
+            return False  # "I can't look that up. It proposed Multi-Head Attention": background, not an answer
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
             if _has_metadata_key(lower[lo:start]):
@@ -941,6 +1002,8 @@ class Response:
                 blank_start = contrast.start()
             after = _CONTRAST.search(self, phrase.end(), clause_end)
             blank_end = after.start() if after else clause_end
+            comma = text.find(", ", phrase.end(), blank_end)  # "I don't know exactly, A or B": the comma ends it
+            blank_end = comma if comma >= 0 else blank_end
             if blank_start <= start and end <= blank_end:
                 return True
         return False
@@ -958,6 +1021,32 @@ class Response:
         return self.may_refuse() and _REFUSAL.search(self, 0, len(self.text)) is not None
 
 
+#: Right before a title or a name, what offers it as the answer: a copula or attribution ("it's", "is", "by",
+#: "called"), a word of guessing ("I think", "maybe", "probably"), a contrast ("but", "though"), a label's colon,
+#: a semicolon or a dash, a line's or the response's start (quotes and emphasis between).
+_OFFER_CUE_BEFORE_RE = re.compile(
+    r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
+    r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:;\n]|\s[—–-]|^"
+    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)[\s\"“‘'`*_(\[]*$",
+    re.IGNORECASE,
+)
+#: After a candidate that opens a sentence: the sentence ends there (or goes on only with a guessing phrase).
+_ALONE_IN_SENTENCE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:[.!?;\n]|$|\s+or\s|,\s*(?:i\s+think|i\s+believe|maybe|perhaps"
+                                   r"|probably|possibly|i\s+guess))", re.IGNORECASE)
+
+
+def offered_as_answer(text: str, start: int, end: int) -> bool:
+    """Whether the title or name at ``text[start:end]`` is offered as the answer, for a response that refuses:
+    a cue right before it (``_OFFER_CUE_BEFORE_RE``: "but it's X", "Maybe X", "Answer: X", X on a line of its
+    own), or it is a sentence of its own ("I can't check. Attention Is All You Need.").  Elsewhere in such a
+    response it is background ("I can't look that up. It proposed Multi-Head Attention", "... a team at Google
+    Brain"), and offers no answer."""
+    if _OFFER_CUE_BEFORE_RE.search(text, max(0, start - 30), start) is not None:
+        return True
+    head = text[max(0, start - 4):start].rstrip(" \"“‘'`*_([")
+    return (not head or head[-1] in ".!?") and _ALONE_IN_SENTENCE_RE.match(text, end) is not None
+
+
 #: A superseding candidate starts at most this many characters after the restatement ("Actually, it was
 #: submitted in 2017"); further on it is more information, not a correction ("2015, but it was published at
 #: CVPR in 2016").
@@ -970,6 +1059,163 @@ def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> boo
     ``later()`` (called only after a restatement is found), at most ``RESTATE_REACH`` characters after it."""
     at = r.restated_after(end)
     return at >= 0 and any(at <= start <= at + RESTATE_REACH for start in later())
+
+
+# ------------------------------------------------------------------------- what the response takes back or concedes
+
+#: A retraction of everything said before it: the answer is what follows the last one ("I think A or B. Final
+#: answer: B", "Final: B", "A. Hmm, scratch that: B", "A... no, wait. B", "I meant B", "Correction: B", "Edit: B",
+#: "Update: B", "On second thought, B", "on reflection, B", "the correct answer is B").
+RETRACT_ALL_RE = re.compile(
+    r"\b(?:(?:my\s+)?final\s+answer|final(?=\s*:)|(?:edit|update|revised)(?=\s*:)|(?:on|upon|after)\s+(?:further\s+)?"
+    r"(?:reflection|thought)|thinking\s+again|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
+    r"|i\s+meant|correction|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
+    r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer(?:\s+is|(?=\s*:)))\b",
+    re.IGNORECASE,
+)
+_RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant", "correct", "second\nthought",
+                                  "second thought", "take", "answer", "wrong", "edit", "update", "revised",
+                                  "reflection", "thought", "thinking")
+#: A concession: what the clause holding it says is what others say, not the answer ("You might see A cited",
+#: "Some say A", "A is usually credited", "A is a common misconception", "Neither A nor B").
+CONCESSION_RE = re.compile(
+    r"\b(?:you\s+(?:might|may|could|will|would|often|sometimes)\s+(?:\w+\s+)?(?:see|find|read|hear|encounter|think"
+    r"|seen|found|heard|encountered)"
+    r"|(?:many|most|some|several|other)\s+(?:people\s+|sources\s+|readers\s+)?(?:assume|think|believe|say|claim|cite"
+    r"|guess|remember|expect|report|list|mention|credit|attribute|suggest|give|have\s+claimed)"
+    r"|(?:natural|obvious|tempting|easy|understandable|typical|usual)\s+(?:guess|answer|assumption|choice|mistake)"
+    r"|some(?:\s+(?:people|sources|sites|papers|references|websites|databases|listings|authors|citations))?\s+"
+    r"(?:say|claim|think|believe|list|cite|give|credit|attribute|report|suggest|mention)"
+    r"|(?:often|commonly|usually|sometimes|frequently|widely|mistakenly|wrongly|incorrectly|erroneously|popularly"
+    r"|occasionally|generally)\s+(?:\w+\s+)?(?:cited|credited|attributed|given|listed|quoted|called|confused|thought"
+    r"|believed|assumed|reported|mistaken|associated|named|mentioned|said|misattributed|stated)"
+    r"|(?:common|frequent|popular|widespread)\s+(?:misconception|mistake|confusion|error|misattribution|guess"
+    r"|answer|belief)|people\s+(?:often\s+|sometimes\s+|usually\s+)?(?:think|say|assume|believe|guess|cite)"
+    r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect)|contrary\s+to|despite)\b",
+    re.IGNORECASE,
+)
+_CONCESSION_KEYS: tuple[str, ...] = ("you", "some", "many", "most", "several", "other", "natural", "obvious", "easy",
+                                     "understandable", "typical", "often", "usual", "common", "frequent", "widely",
+                                     "mistaken", "wrong", "incorrect", "erroneous", "popular", "occasional", "general",
+                                     "people", "neither", "tempt", "assume", "expect", "contrary", "despite")
+#: The claim after a concession: a strong contrast (";", a dash, "in fact", "actually"), or "but", "however",
+#: "yet" or a comma and a commitment ("but it's", "but the answer is", "however, the first author was", ", it is").
+CLAIM_AFTER_RE = re.compile(
+    r"[;—–]|\s-\s|\b(?:in\s+fact|actually|in\s+reality|in\s+truth)\b"
+    r"|\bthe\s+(?:correct|right|actual|real|true)\s+(?:(?:\w+\s+){0,2}(?:is|was)\b|\w+\s*:)"
+    r"|(?:\b(?:but|however|yet|rather|whereas)\b,?|,)\s*(?=(?:it|this|that)(?:[’']s|\s+is|\s+was)\b"
+    r"|the\s+(?:\w+\s+){0,3}(?:is|was)\b|in\s+fact|actually|really|rather|in\s+reality)",
+    re.IGNORECASE,
+)
+#: What may open the sentence of a claim before its contrast word ("It's actually B", "In reality, B").
+_CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)?", re.IGNORECASE)
+#: A concession's sentence that points back at the previous one ("That's a common mistake").
+_ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
+_CONCESSION = CaseFree(CONCESSION_RE)
+_has_retract_key = contains_any(_RETRACT_KEYS)
+_has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
+_has_concession_key = contains_any(_CONCESSION_KEYS)
+
+
+#: How far back the start of a concession's sentence is looked for (bounds the work per concession).
+SENTENCE_REACH = 300
+
+
+def _sentence_before(text: str, at: int) -> int:
+    """Where the sentence holding offset ``at`` starts: after the last ". ", "! ", "? " or line break before it
+    (at most ``SENTENCE_REACH`` characters back)."""
+    best = text.rfind("\n", max(0, at - SENTENCE_REACH), at) + 1
+    best = max(best, at - SENTENCE_REACH)
+    for stop in (". ", "! ", "? "):
+        i = text.rfind(stop, best, at)
+        while i >= 0 and stop == ". " and _abbreviation_before(text, i):
+            i = text.rfind(stop, best, i)
+        if i >= 0:
+            best = i + 2
+    return best
+
+
+def _abbreviation_before(text: str, dot: int) -> bool:
+    """Whether the full stop at ``dot`` ends an initial ("Ian J. Goodfellow") or "et al.", not a sentence."""
+    return dot >= 1 and text[dot - 1].isupper() and (dot < 2 or not text[dot - 2].isalpha()) or text.endswith(
+        ("et al", "et. al"), 0, dot)
+
+
+def retracted_prefix(r: Response) -> list[tuple[int, int]]:
+    """The text before the last retraction of everything said so far (``RETRACT_ALL_RE``), as one span, or
+    ``[]``: "I think A or B. Final answer: B" offers B alone.  After "final answer", the answer is its line (or
+    the next line when the marker ends its own): the lines after it are remarks ("(I first considered A.)")."""
+    if not _has_retract_key(r.lower):
+        return []
+    last = None
+    for last in RETRACT_ALL_RE.finditer(r.text):  # noqa: B007 - the last one counts
+        pass
+    if last is None:
+        return []
+    spans = [(0, last.start())] if last.start() else []
+    if last.group().lower().endswith(("answer", "final")):  # "Final answer: B" is B's line; what follows: remarks
+        text = r.text
+        line_end = text.find("\n", last.end())
+        if line_end >= 0 and not text[last.end():line_end].strip(" \t*_:#>-"):
+            line_end = text.find("\n", line_end + 1)  # "Final answer:" then the answer on the next line
+        if line_end >= 0:
+            spans.append((line_end, len(text)))
+    return spans
+
+
+def _concession_cues(r: Response) -> list[re.Match[str]]:
+    """The matches of ``CONCESSION_RE``, in order, searched only in windows around its keys (a whole-text search
+    costs a pass of the pattern over every character; a key occurs in a few places)."""
+    lower, text = r.lower, r.text
+    if len(lower) != len(text):
+        return list(CONCESSION_RE.finditer(text))
+    found: dict[int, re.Match[str]] = {}
+    for key in _CONCESSION_KEYS:
+        i = lower.find(key)
+        while i >= 0:
+            cue = _CONCESSION.search(r, max(0, i - 24), min(len(text), i + 80))
+            if cue is not None:
+                found.setdefault(cue.start(), cue)
+            i = lower.find(key, i + len(key))
+    return [found[k] for k in sorted(found)]
+
+
+def concession_spans(r: Response) -> list[tuple[int, int]]:
+    """Spans of concessions followed by a claim: from the start of the sentence holding the concession
+    (``CONCESSION_RE``) to the claim (``CLAIM_AFTER_RE``) within the sentence or at the start of the next one
+    ("You might see A cited, but the answer is C": the span holds A; "Some say A; in fact C"; "Neither A nor B
+    - it's C")."""
+    if not _has_concession_key(r.lower):
+        return []
+    text, spans = r.text, []
+    for cue in _concession_cues(r):
+        start = _sentence_before(text, cue.start())
+        end = text.find("\n", cue.end(), cue.end() + SENTENCE_REACH)
+        end = min(len(text), cue.end() + SENTENCE_REACH) if end < 0 else end
+        claim = CLAIM_AFTER_RE.search(text, cue.end(), end)
+        if claim is not None:
+            stop = _sentence_before(text, claim.start())
+            if stop <= cue.start() or _CLAIM_LEAD_RE.fullmatch(text, stop, claim.start()):
+                if _ANAPHORA_RE.match(text, start) and start >= 2:  # "A? That's a common mistake - it's B"
+                    start = _sentence_before(text, start - 2)
+                spans.append((start, claim.start()))
+    return spans
+
+
+def committed_part(r: Response) -> Response | None:
+    """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
+    or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
+    part offers no answer (see :func:`verifiers.arxiv.grading.grade_committed`)."""
+    text = r.text
+    if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
+        return None
+    if not _has_commit_key(r.lower):
+        return None
+    spans = retracted_prefix(r) + concession_spans(r)
+    if not spans:
+        return None
+    text = blank(r.text, spans)
+    return Response(text, r.raw, r.echoed, r.truncated)
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
@@ -993,20 +1239,146 @@ def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], re
     return out
 
 
+#: A bracketed span that may be a template's placeholder ("[TITLE]", "<first author>", "{title}", "[Insert title
+#: here]"): its words are read by :func:`_placeholder_words`.
+_BRACKETED_RE = re.compile(r"\[([^\[\]\n]{1,40})\]|<([^<>\n]{1,40})>|\{\{?([^{}\n]{1,40})\}?\}")
+#: A masked value: a word of repeated X's (with digits, dots or hyphens: "XXXX.XXXXX", "20XX", "17xx.xxxxx"), the
+#: ID scheme's letters ("YYMM.NNNNN") or a run of question marks or hashes.
+_MASK_RE = re.compile(r"(?<![\w.])(?:[0-9]*(?:X{2,}|x{2,})[0-9]*(?:[./-][0-9]*(?:X+|x+|N+)[0-9]*)*|YYMM(?:\.N{4,5})?"
+                      r"|N{4,5}|YYYY(?:[./-]MM(?:[./-]DD)?)?|(?:DD[./-])?MM[./-]YYYY|\?{2,}|#{2,})(?![\w])")
+#: Words of a template's placeholder, beyond those that are never a name (``NON_NAME_WORDS``).
+_PLACEHOLDER_WORDS = frozenset("insert enter fill here your placeholder blank todo tbd tba xxx full last given "
+                               "surname lastname firstname fullname value field".split())
+
+
+def _placeholder_words(inside: str) -> bool:
+    """Whether the inside of a bracketed span is a placeholder: its words are all words that are never a name or
+    placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE")."""
+    words = _WORD_RE.findall(inside.replace("_", " "))
+    if not words:
+        return False
+    return all(w.lower() in NON_NAME_WORDS or w.lower() in _PLACEHOLDER_WORDS for w in words) or (
+        "_" in inside and inside.strip().isupper())
+
+
+#: (on the lower case)
+_has_placeholder_key = contains_any(("[", "<", "{", "xx", "yymm", "??", "##", "nnnn", "yyyy", "~~"))
+#: Markdown strikethrough: deleted text.
+_STRUCK_RE = re.compile(r"~~[^~\n]{1,300}~~")
+
+
+def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
+    """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
+    "<author>", "{first_author}", "[Insert title here]") or a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
+    "???").  Substring tests first: most responses hold neither brackets nor masks."""
+    spans: list[tuple[int, int]] = []
+    if not _has_placeholder_key(lower):
+        return spans
+    if "[" in text or "<" in text or "{" in text:
+        for m in _BRACKETED_RE.finditer(text):
+            inside = m.group(1) or m.group(2) or m.group(3)
+            if inside and inside[0] != "/" and _placeholder_words(inside) or inside and inside[0] == "/" and (
+                    _placeholder_words(inside[1:])):
+                spans.append(m.span())
+    if "~~" in text:  # struck-through text is deleted: "~~A~~ B" offers B
+        spans += [m.span() for m in _STRUCK_RE.finditer(text)]
+    if "xx" in lower or "yymm" in lower or "??" in text or "##" in text or "nnnn" in lower or "yyyy" in lower:
+        spans += [m.span() for m in _MASK_RE.finditer(text)]
+    return spans
+
+
+#: An inline enumerator (after a space or at a line's start): "(1)", "2)", "(b)", "Option A:", "Candidate 2 -"
+#: (group 1..4: its label; a "1." only before a capital, a digit or a quote).
+_INLINE_ENUMERATOR_RE = re.compile(
+    r"(?:\(([1-9a-h]|i{1,3}|iv|vi{0,3})\)|([1-9a-h])\)|([1-9])\.(?=[ \t]+[\"“'*_0-9(?-i:A-Z)])"
+    r"|(?:option|candidate|choice|alternative|possibility)\s+([1-9a-h])\s*[:.)—–-])(?=[ \t])", re.IGNORECASE)
+#: A field of the answer written as an XML element ("<title>...</title>"), or one whose value is one answer written
+#: as a JSON array
+#: ("first_author": ["A", "B"]: group 1, the array's inside).
+_has_option_word = contains_any(("ption", "andidate", "hoice", "lternative", "ossibilit"))
+_XML_TAG_RE = re.compile(r"<(/?)((?i:title|first[_-]?author|authors?|answer|year|arxiv[_-]?id|id|name|candidate"
+                         r"|option|paper))>")
+_ONE_ANSWER_KEYS = r"(?:title|first[_ -]?author|answer|arxiv[_ -]?id|id|year|name)"
+_JSON_ARRAY_RE = re.compile(r"\b" + _ONE_ANSWER_KEYS + r"[\"']?\s*[:=]\s*\[([^\[\]\n]{1,600})\]", re.IGNORECASE)
+#: Inline separators of items: " | " inside a line that is no table row, " • ", " · ".
+_INLINE_SEPARATORS: tuple[str, ...] = (" | ", " • ", " · ")
+
+
+def one_item_per_line(text: str) -> str:
+    """``text`` with the candidates of a layout each on a line of its own (same length, so offsets stay): items
+    of an inline enumeration ("(1) A (2) B", "Option A: ... Option B: ..."), XML elements ("<title>A</title>
+    <title>B</title>" reads "title: A" then "title: B") and the values of a JSON array under a key of one
+    answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
+    several candidates so laid out are hedging."""
+    if text.count(")") >= 2 or "2. " in text or ":" in text and _has_option_word(text):
+        marks = [m for m in _INLINE_ENUMERATOR_RE.finditer(text) if m.start() == 0 or text[m.start() - 1].isspace()]
+        if len({(m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower() for m in marks}) >= 2:
+            chars = list(text)
+            for m in marks:
+                if m.start() > 0 and chars[m.start() - 1] in " \t":
+                    chars[m.start() - 1] = "\n"
+            text = "".join(chars)
+    if "<" in text and ">" in text:
+        text = _XML_TAG_RE.sub(lambda m: (" " * (len(m.group()) - 1) + "\n") if m.group(1) else
+                               f"{m.group(2)}: ", text)
+    if "[" in text and (":" in text or "=" in text):
+        text = _JSON_ARRAY_RE.sub(lambda m: m.group().replace(", ", ",\n").replace(",\t", ",\n"), text)
+    if " | " in text or " • " in text or " · " in text:
+        text = "\n".join(_split_inline_items(line) for line in text.split("\n"))
+    if "\":" in text or "\" :" in text:
+        text = _JSON_NEXT_KEY_RE.sub(lambda m: ",\n" if m.group(1) else "\n", text)
+    return text
+
+
+#: The comma before the next key of a JSON object on one line ('{"answer": "A", "note": "..."}'): each key's line.
+_JSON_NEXT_KEY_RE = re.compile(r",([ \t]?)(?=\"[\w -]{1,30}\"\s*:)")
+#: A two-cell table row ("| Answer | A |"): a key and its value.
+_KEY_VALUE_ROW_RE = re.compile(r"\|( [^|\n]{1,40}? )\|( [^|\n]+? )\|[ \t]*\Z")
+
+
+def _split_inline_items(line: str) -> str:
+    """``line`` with its inline separators (``_INLINE_SEPARATORS``) turned into line breaks (same length), unless
+    it is a table row (it starts with "|")."""
+    if line.lstrip().startswith("|"):
+        row = _KEY_VALUE_ROW_RE.fullmatch(line.strip())
+        if row is not None and not set(row.group(1) + row.group(2)) <= set(" -:"):  # "| Answer | A |": "Answer: A"
+            at = line.index("|")
+            return f"{line[:at]} {row.group(1).rstrip()}:{' ' * (len(row.group(1)) - len(row.group(1).rstrip()))}" \
+                   f"{row.group(2)} {line[at + len(line.strip()):]}"
+        return line
+    for sep in _INLINE_SEPARATORS:
+        if sep in line:
+            line = line.replace(sep, "\n" + sep[1:])
+    return line
+
+
+#: Every text that :func:`verifiers.arxiv.normalise.squeeze_spaces`, :func:`one_item_per_line` or
+#: :func:`placeholder_spans` changes holds one of these (ASCII text; the steps run on any other text).
+_has_layout_key = contains_any(("  ", "\n", "\t", "\r", "\x0b", "\x0c", ")", ":", "<", "[", "{", "|", "=", "xx", "XX",
+                                "xX", "Xx", "??", "##", "YY", "NNNN", "2. ", "~~"))
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
-    """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, strip markup, blank ``echoes`` of the task
-    (see the module docstring; refusals, negations and metadata are judged per candidate by
-    :meth:`Response.counts`)."""
+    """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
+    letters as Latin (:func:`verifiers.arxiv.normalise.unconfuse`), strip markup, squeeze whitespace runs
+    (:func:`verifiers.arxiv.normalise.squeeze_spaces`), put layout items on lines of their own
+    (:func:`one_item_per_line`), blank ``echoes`` of the task and template placeholders
+    (:func:`placeholder_spans`) (see the module docstring; refusals, negations and metadata are judged per
+    candidate by :meth:`Response.counts`)."""
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
-    text = strip_markup(raw)
+    text = strip_markup(unconfuse(raw))
+    plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
+    if not plain:
+        text = one_item_per_line(squeeze_spaces(text))
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
         if echo.key in lower:  # the usual case is no echo: skip the call
             spans += echo.spans(text, lower)
-    if spans:
-        text = blank(text, spans)
+    placeholders = [] if plain else placeholder_spans(text, lower)
+    if placeholders or spans:
+        text = blank(text, spans + placeholders)
         lower = text.lower()
     return Response(text, raw, bool(spans), truncated, lower)
 
@@ -1027,15 +1399,26 @@ def blank(text: str, spans: list[tuple[int, int]]) -> str:
 # ------------------------------------------------------------------------------------------- per-paper data
 
 
+_CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _split_camel(phrase: str) -> str:
+    """``phrase`` with a space at each lower-to-upper case change ("DeepSeekMath" -> "Deep Seek Math", "LoRA" ->
+    "Lo RA"): its parts may then be written apart or together ("DeepSeekMath", "Deep\u200bSeek Math"), spacing
+    being one of the differences normalisation ignores."""
+    return _CAMEL_RE.sub(" ", phrase) if _CAMEL_RE.search(phrase) else phrase
+
+
 def _parts_pattern(phrase: str) -> str:
-    """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them."""
-    parts = _WORD_PART_RE.findall(fold(phrase))
-    return r"(?<![^\W_])" + _GAP.join(map(re.escape, parts)) + r"(?![^\W_])"
+    """Whole-word pattern of ``phrase``'s letter and digit runs, any separators (or none) between them; "and"
+    may be written "&"."""
+    parts = _WORD_PART_RE.findall(fold(_split_camel(phrase)))
+    return r"(?<![^\W_])" + _GAP.join("(?:and|&)" if p == "and" else re.escape(p) for p in parts) + r"(?![^\W_])"
 
 
 def _key(phrase: str) -> str:
     """The longest letter or digit run of ``phrase``, lower-cased: every match of its pattern contains it."""
-    return max(_WORD_PART_RE.findall(fold(phrase)), key=len)
+    return max(_WORD_PART_RE.findall(fold(_split_camel(phrase))), key=len)
 
 
 #: Words ignored when counting a title's content words.
@@ -1087,7 +1470,7 @@ class Phrase:
     @classmethod
     def of(cls, phrase: str, pattern: re.Pattern[str], anchored: bool = True) -> Phrase:
         """The matcher of ``phrase`` by ``pattern`` (``anchored``: every match starts with its first run)."""
-        parts = _WORD_PART_RE.findall(fold(phrase))
+        parts = _WORD_PART_RE.findall(fold(_split_camel(phrase)))
         key = max(parts, key=len)
         offset = max(fold(phrase).find(key), 0)
         return cls(phrase, pattern, key, parts[0] if anchored else None, offset, 2 * len(phrase) + 20)
@@ -1191,7 +1574,7 @@ class PaperMatcher:
 def gate_groups(matchers: list[Phrase]) -> tuple[tuple[str, tuple[Phrase, ...]], ...]:
     """Group title matchers under few gate words (greedy set cover by words of five or more letters, ties to
     the longer word), so that a text without a gate word needs no further test for that group's titles."""
-    words = {t.phrase: {w for w in _WORD_PART_RE.findall(fold(t.phrase)) if len(w) >= 5} or {t.key}
+    words = {t.phrase: {w for w in _WORD_PART_RE.findall(fold(_split_camel(t.phrase))) if len(w) >= 5} or {t.key}
              for t in matchers}
     left = list(matchers)
     groups = []
@@ -1210,13 +1593,16 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
     """The first author's accepted citation forms, one rule for every author.
 
     The surname counts, as a whole word in any case, when written in a citation form: with the given name
-    (either order, "Kaiming He", "He Kaiming", "He, Kaiming"), with the given name's initial ("K. He", "He, K."),
-    followed by "et al." ("He et al."), or as the whole answer.  A surname that is not also a common English
+    (either order, "Kaiming He", "He Kaiming", "He, Kaiming"), with the given name's initial ("K. He", "He, K.",
+    Vancouver "He K"),
+    followed by "et al." ("He et al."), or as the whole answer; always as a whole name, not part of a hyphenated
+    one ("Smith-Vaswani" is someone else).  A surname that is not also a common English
     word counts on its own too ("Kingma wrote it"); one that is ("He", "Long") counts only in those forms, since
     alone it reads as the word.  Source: author-date citation conventions (APA 7th ed., sections 8.17 and 9.8:
     "Surname et al." in text, "Surname, Initials." in references).
     """
-    surname = _parts_pattern(paper.last_name)
+    # a whole name: not part of a hyphenated one ("Smith-Vaswani", "Vaswani-Smith" are other people)
+    surname = rf"(?<![^\W_][-‐‑]){_parts_pattern(paper.last_name)}(?![-‐‑][^\W_])"
     if not ambiguous:
         return re.compile(surname, re.IGNORECASE)
     given = _parts_pattern(paper.given_name)
@@ -1227,6 +1613,7 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
         rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
         rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
         rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
+        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?-i:[a-z]))",  # He K (Vancouver)
         rf"{surname}\s+et\.?\s+al\b",                           # He et al.
         rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
     ]

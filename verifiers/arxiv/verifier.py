@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, Verdict, conciseness
+from verifiers.arxiv.grading import CONCISE_CHARS, GRADERS, Verdict, conciseness, grade_committed
 from verifiers.arxiv.matching import MAX_GRADED_CHARS, PaperMatcher, Phrase, Response, prepare
 from verifiers.arxiv.normalise import FEEDBACK_MAX, clip, normalise_whitespace, quote
 from verifiers.arxiv.papers import PAPERS, QUESTION_TEMPLATES, Paper, make_tasks
@@ -81,7 +81,7 @@ class ArxivVerifier(Verifier):
             plan = self._plans[task.task_id]
         grader, matcher, echoes = plan
         response = prepare(text, echoes)
-        correctness, well_formed, feedback = grader(matcher, response)
+        correctness, well_formed, feedback = grade_committed(grader, matcher, response)
         if not well_formed:  # conciseness counts only when an answer is present
             return _grade(correctness, well_formed, 0.0, _composite(correctness, well_formed, 0.0),
                           feedback if len(feedback) <= FEEDBACK_MAX else clip(feedback))
