@@ -1493,3 +1493,43 @@ def test_vancouver_and_initial_first_lists_for_every_paper(paper_id: str) -> Non
     assert grade(task_id, f"{given_initials} {paper.last_name}, R. Q. Zyxwater").composite == 1.0
     assert grade(task_id, f"R. Q. Zyxwater, {given_initials} {paper.last_name}").composite == 0.5
     assert grade(task_id, f"Zyxwater-{paper.last_name}").correctness == 0.0, other
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 17, second set: given names, split names, numbers in refusals, placeholders, structured records
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1301.3781/author", "Pavel Mikolov", 0.5), ("2005.14165/author", "Noam Brown", 0.5),
+    ("1512.03385/author", "Xiaodong He et al.", 0.5), ("1301.3781/author", "Mikolov, Pavel", 0.5),
+    ("2005.14165/author", "Brown, Noam", 0.5), ("1406.2661/author", "The first author is Pavel Goodfellow.", 0.5),
+    ("2005.14165/author", "Pavel B. Brown", 0.5),
+    ("1301.3781/author", "Tomas Mikolov", 1.0), ("1301.3781/author", "T. Mikolov", 1.0),
+    ("1301.3781/author", "Mikolov", 1.0), ("1301.3781/author", "Mikolov et al.", 1.0),
+    ("1301.3781/author", "Mikolov, Tomas", 1.0), ("1301.3781/author", "Tomáš Mikolov", 1.0),
+    ("2005.14165/author", "Tom Brown", 1.0), ("1412.6980/author", "Durk Kingma", 1.0),
+    ("1301.3781/author", "Thomas Mikolov", 1.0), ("1706.03762/author", "Ashish Vaswani, Noam Shazeer", 1.0),
+])
+def test_a_matching_surname_with_another_given_name_is_another_person(task_id: str, output: str,
+                                                                       composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(paper_id=st.sampled_from(sorted(PAPER_OF)),
+       given_name=st.sampled_from(["Pavel", "Noam", "Xiaodong", "Maria", "Lena", "Olga", "Rahul", "Bjorn"]))
+@settings(max_examples=60, deadline=None)
+def test_property_a_given_name_with_another_initial_is_another_person(paper_id: str, given_name: str) -> None:
+    names = PAPER_OF[paper_id].first_author.split()
+    output = f"{given_name} {names[-1]}"
+    want = 1.0 if given_name[0] == names[0][0] else 0.5
+    assert grade(f"{paper_id}/author", output).composite == want, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Tomas\nMikolov", 1.0), ("Tomas\r\nMikolov", 1.0), ("Tomas\tMikolov", 1.0), ("Tomas\n\nMikolov", 1.0),
+    ("**Tomas**\nMikolov", 1.0), ("Pavel\nMikolov", 0.75), ("Kai Chen\nTomas Mikolov", 0.75),
+    ("Tomas Mikolov\nKai Chen", 0.75), ("Chen\nMikolov", 0.75),
+])
+def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float) -> None:
+    assert grade("1301.3781/author", output).composite == composite, output

@@ -650,18 +650,69 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
 
 
 def _given_names_fit(given: str, first_author: str) -> bool:
-    """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ") may be the
-    first author's (``first_author`` as arXiv lists it): when the word right before the surname is an initial,
-    some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow", "J. Goodfellow" and
-    "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names another person, as
-    "X. He" does).  A whole given word right before the surname is not read: it may be a given name in another
-    form ("Tom" for Tomas) or the end of a title written right before the name ("... Language Models
-    Radford").  One rule for every author."""
+    """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ", "Pavel ") may
+    be the first author's (``first_author`` as arXiv lists it).  When the word right before the surname is an
+    initial, some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow",
+    "J. Goodfellow" and "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names
+    another person, as "X. He" does).  A whole given name is compared by its initial (:func:`_given_word_fits`):
+    "Pavel Mikolov", "Noam Brown", "Xiaodong He" name other people.  One rule for every author."""
     words = given.split()
-    if not words or len(words[-1].rstrip(".")) != 1:
+    if not words:
         return True
+    if len(words[-1].rstrip(".")) != 1:
+        return _given_word_fits(words, first_author)
     initials = {word[0].casefold() for word in first_author.split()[:-1]}
-    return any(word[0].casefold() in initials for word in words)
+    return any(word[0].casefold() in initials for word in words) and _given_word_fits(words, first_author)
+
+
+def _given_word_fits(words: list[str], first_author: str) -> bool:
+    """Whether the one whole given name among ``words`` (the words written with the surname, initials aside)
+    agrees with the first author's given name: the same initial.  APA 7 (section 9.8) cites a person by surname
+    and initials, so two citations of one surname name the same person exactly when their initials agree; a
+    whole given name is read through its initial, which also leaves nickname and spelling forms alone ("Tom
+    Brown", "Durk Kingma", "Thomas Mikolov").  Read only when it is one word shaped as a given name (capital,
+    then lower-case letters: not "ResNet", not an acronym): two or more whole
+    words may end a title written right before the name ("... Generative Pre-Training Radford"), so they are
+    not read."""
+    whole = [w for w in words if len(w.rstrip(".")) > 1]
+    if len(whole) != 1:
+        return True
+    word = whole[0]
+    rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
+    if not (word[:1].isupper() and rest.islower()):
+        return True
+    return word[0].casefold() == first_author[:1].casefold()
+
+
+#: After a surname, a comma and one whole given name ending the name ("Mikolov, Tomas"; not "Vaswani, Shazeer,
+#: Parmar", a list): the reference form "Surname, Given name".
+_GIVEN_AFTER_RE = re.compile(r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?=[ \t]*(?:[.;)\n]|\Z|(?-i:[A-Z])\.|et\.?[ \t]+al\b))")
+#: A line that is one capitalised word (quotes and emphasis around it): a given name when the surname opens the
+#: next line.
+_GIVEN_LINE_RE = re.compile(r"[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?)[ \t*_\"'”’]*")
+
+
+def _join_split_name(m: PaperMatcher, r: Response) -> Response:
+    """``r`` with the line break between a given name and the surname read as a space: a line that is one
+    capitalised word whose initial agrees with the first author's given name, right before a line that opens
+    with the surname ("Tomas\nMikolov", "Tomas\r\nMikolov"), is one name split over two lines, not two
+    candidates.  Two names on two lines ("Kai Chen\nTomas Mikolov", "Chen\nMikolov") stay two.  Offsets stay
+    put (one character for one)."""
+    text, cuts = r.text, []
+    for start, _ in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if start < 2 or text[start - 1] != "\n":
+            continue
+        line = text.rfind("\n", 0, start - 1) + 1
+        given = _GIVEN_LINE_RE.fullmatch(text, line, start - 1)
+        if given is not None and name_like(given.group(1), m.name_exclude) and _given_word_fits(
+                [given.group(1)], m.paper.first_author):
+            cuts.append(start - 1)
+    if not cuts:
+        return r
+    chars = list(text)
+    for at in cuts:
+        chars[at] = " "
+    return Response("".join(chars), r.raw, r.echoed, r.truncated)
 
 
 def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
@@ -677,6 +728,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
     of a few lower-case words)."""
+    if "\n" in r.text:
+        r = _join_split_name(m, r)
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
@@ -688,6 +741,9 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None and not _given_names_fit(
                 initial.group(1) + ".", m.paper.first_author):  # (an initial then a name: the next author's)
             continue  # "Vaswani, N.": the same
+        given_after = _GIVEN_AFTER_RE.match(text, end)
+        if given_after is not None and not _given_word_fits([given_after.group(1)], m.paper.first_author):
+            continue  # "Mikolov, Pavel": the reference form "Surname, Given name" of another person
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
