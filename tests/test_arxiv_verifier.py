@@ -1533,3 +1533,42 @@ def test_property_a_given_name_with_another_initial_is_another_person(paper_id: 
 ])
 def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float) -> None:
     assert grade("1301.3781/author", output).composite == composite, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1706.03762/id", "I can't browse arXiv; IDs look like e.g. 2101.00001."),
+    ("1706.03762/id", "I'm sorry, I don't know. The format is for example 1234.56789."),
+    ("1706.03762/id", "Sorry, I can't look it up. An ID has the form 2101.00001 (version suffix optional)."),
+    ("1706.03762/year", "I don't know which year, such as 2019 or another."),
+    ("1706.03762/year", "I cannot help with that.\nCopyright 2014 OpenAI"),
+    ("1706.03762/year", "Sorry, I can't answer that. © 2023 Example Corp"),
+    ("1706.03762/year", "Error 429: too many requests (request id 7f3a-2291-0042). Please try again later."),
+    ("1706.03762/year", "HTTP 503: service unavailable, incident 2019-77."),
+    ("1706.03762/year", "I can't look it up. IDs after April 2007 use YYMM.NNNNN."),
+    ("1706.03762/id", "I can't look it up. IDs after April 2007 use YYMM.NNNNN, for instance 0704.0001."),
+])
+def test_numbers_in_refusals_and_error_messages_are_no_answers(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1706.03762/id", "https://arxiv.org/abs/1706.03762", 1.0), ("1706.03762/id", "It has the ID of 1706.03762.", 1.0),
+    ("1706.03762/year", "It was submitted in 2017 (copyright 2017 the authors).", 1.0),
+    ("1706.03762/year", "2017\n© 2023 OpenAI", 1.0), ("1706.03762/year", "2016\nCopyright 2017 OpenAI", 0.5),
+    ("1706.03762/id", "1706.03762 (IDs after April 2007 use YYMM.NNNNN, e.g. 2101.00001)", 1.0),
+])
+def test_numbers_offered_as_the_answer_still_count_beside_examples(task_id: str, output: str,
+                                                                  composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(number=st.sampled_from(["2101.00001", "1234.56789", "2019", "2014", "0704.0001"]),
+       label=st.sampled_from(["e.g.", "for example", "for instance,", "such as", "Copyright", "©", "(c)"]),
+       refusal=st.sampled_from(["I'm sorry, I can't access arXiv.", "I don't know.", "Error 503: try again later."]),
+       kind=st.sampled_from(["id", "year"]))
+@settings(max_examples=60, deadline=None)
+def test_property_example_and_copyright_numbers_are_no_answers(number: str, label: str, refusal: str,
+                                                               kind: str) -> None:
+    g = grade(f"1706.03762/{kind}", f"{refusal} {label} {number}")
+    assert (g.composite, g.well_formed) == (0.0, 0.0)

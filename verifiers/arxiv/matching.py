@@ -6,8 +6,10 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   removed before grading.
 * **Refusals.** A refusal clause ("I'm sorry, I can't browse arXiv", "I don't know") is removed from the start
   of its sentence to the end of it, or up to a contrast word ("but", "however", "my best guess") after which
-  the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, a
-  knowledge cut-off, "as of 2023") are never answers.
+  the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, an
+  HTTP status, a knowledge cut-off, "as of 2023") are never answers, nor are numbers given as an example of a
+  format ("e.g. 2101.00001", "such as 2019"), a copyright line ("© 2023") or in a rule of the ID scheme ("IDs
+  after April 2007 use ..."): only a number offered as the answer counts.
 * **Negations and corrections.** A candidate is retracted, and does not count, when a negator governs it
   ("not A", "isn't A", "rather than A", "instead of A"), a correction follows it ("A? No - B", "A, or rather
   B", "A, sorry, B", "A - actually no, B", "A (no, B)", "A is wrong", "A, but that is wrong").  A candidate
@@ -168,20 +170,26 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
-#: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
+#: A label that makes the number right after it metadata, never an answer: an example of a format ("e.g.",
+#: "for example", "such as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a
+#: rule of the ID scheme ("IDs after April 2007 use ..."), a request/reference/ticket/error/
 #: session/trace id or code, a knowledge or training cut-off ("my knowledge ends in", "data up to"), an "as of" /
 #: "last updated" date, a phone number ("call", "dial", "tel"), a downtime ("maintenance until").  Searched in
 #: the window before a candidate number (``$`` is the candidate's start); the label may be followed by a few
 #: linking words and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
-    r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
+    r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
+    r"|(?:format|pattern)\s+(?:like|of)|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
+    r"|(?:arxiv\s+)?(?:ids?|identifiers?|numbers?)\s+(?:(?:issued|assigned|created|submitted|given)\s+)?"
+    r"(?:after|since|before|from|until|prior\s+to|starting(?:\s+in)?|through)"
+    r"|knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
     r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|(?:last\s+)?updated|try\s+again|retry"
     r"|request(?:\s+id)?|ref(?:erence)?(?:\s+(?:id|number|no\.?|code))?|ticket|error(?:\s+code)?|code|session(?:\s+id)?"
     r"|data\s+(?:up\s+to|until|through|ending)|maintenance|offline|outage|unavailable|suspended"
     r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
     r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
     r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
-    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext)"
+    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext))"
     r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|case|after|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
     re.IGNORECASE,
@@ -190,7 +198,10 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "as\nof", "my\n", "session", "trace", "incident", "case", "my ", "call", "dial",
                                    "phone", "tel",
                                    "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
-                                   "unavail", "suspend")
+                                   "unavail", "suspend",
+                                   # examples, copyright lines, status codes, rules of the ID scheme
+                                   "e.g", "e. g", "eg.", "example", "instance", "such", "copyright", "©", "(c)", "http",
+                                   "status", "id", "format", "pattern", "form", "number")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
