@@ -1572,3 +1572,39 @@ def test_property_example_and_copyright_numbers_are_no_answers(number: str, labe
                                                                kind: str) -> None:
     g = grade(f"1706.03762/{kind}", f"{refusal} {label} {number}")
     assert (g.composite, g.well_formed) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1706.03762/author", "John Doe"), ("1706.03762/author", "Jane Doe et al."),
+    ("1706.03762/author", "The first author is John Q. Doe."), ("1706.03762/author", "Doe, J."),
+    ("1706.03762/author", "Firstname Lastname"), ("1706.03762/author", "First author: Given-name Surname"),
+    ("1706.03762/author", "Anonymous"), ("1706.03762/author", "The first author is Anonymous."),
+    ("1706.03762/author", "Author Name"), ("1706.03762/author", "[Paper Title]"),
+    ("1706.03762/author", "Unknown Author"), ("1706.03762/author", "I'd check the Brown University library."),
+    ("2005.14165/author", "I'd check the Brown University library."),
+    ("2005.14165/author", "You could ask at the Stanford Library or the Courant Institute."),
+    ("2006.11239/author", "Ho ho ho, I have no idea!"), ("1706.03762/author", "Ha ha, no idea!"),
+])
+def test_name_shaped_placeholders_and_non_names_are_evasive(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("2005.14165/author", "Tom Brown", 1.0), ("2005.14165/author", "Tom B. Brown (OpenAI, not Brown University)", 1.0),
+    ("2006.11239/author", "Ho ho ho! It's Jonathan Ho.", 1.0), ("2006.11239/author", "Jonathan Ho", 1.0),
+    ("1706.03762/author", "Vaswani (not John Doe)", 1.0), ("1706.03762/author", "Noam Shazeer, not Anonymous", 0.5),
+])
+def test_real_names_beside_placeholders_and_institutions_still_count(task_id: str, output: str,
+                                                                    composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(placeholder=st.sampled_from(["John Doe", "Jane Doe", "Firstname Lastname", "Anonymous", "Author Name",
+                                    "Unknown Author", "[Author Name]", "Last name, First name"]),
+       frame=st.sampled_from(["{}", "The first author is {}.", "Answer: {}", "{} et al.", "**{}**"]),
+       paper_id=st.sampled_from(sorted(PAPER_OF)))
+@settings(max_examples=60, deadline=None)
+def test_property_placeholder_names_are_evasive(placeholder: str, frame: str, paper_id: str) -> None:
+    g = grade(f"{paper_id}/author", frame.format(placeholder))
+    assert (g.composite, g.well_formed) == (0.0, 0.0), frame.format(placeholder)

@@ -48,6 +48,8 @@ from verifiers.arxiv.matching import (
     committed_part,
     contains_any,
     content_words,
+    institution_after,
+    interjection,
     is_extended,
     item_offers,
     listed_items,
@@ -734,6 +736,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     exclude = m.question_words["author"]
     committed, retracted_any = [], False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if institution_after(text, end) or interjection(text, start, end):
+            continue  # "the Brown University library", "Ho ho ho": no person's name
         surname_at, start = start, _name_start(text, start)
         if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
             continue  # "X. Vaswani": the same surname, another person

@@ -800,6 +800,8 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
     word = text[start:end]
     if word.endswith(("'s", "’s")) or _POSSESSIVE_NEXT_RE.match(text, end):
         return False  # "in Yoshua Bengio's lab": a person's
+    if institution_after(text, end):
+        return True  # "the Brown University library"
     if 2 <= len(word) <= 5 and word.isupper() and not (_CAPS_NEIGHBOUR_RE.match(text, end) or _CAPS_BEFORE_RE.search(
             text, max(0, start - 30), start)):
         return True  # an acronym, unless beside another word in capitals ("KAIMING HE")
@@ -818,6 +820,47 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
         return True  # "Microsoft Research Asia": an organisation's name goes on
     return len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
         previous == previous.rstrip(",.;:"))  # "in San Francisco"
+
+
+#: A word naming an institution right after a capitalised word makes that word part of its name ("Brown
+#: University", "Stanford Library", "Courant Institute"), not a person's name.
+_INSTITUTION_AFTER_RE = re.compile(
+    r"[ \t]+(?-i:University|College|Institute|Library|Libraries|School|Hospital|Museum|Foundation|Laboratory"
+    r"|Laboratories|Lab|Labs|Center|Centre|Department|Dept|Academy|Observatory|Press|Corporation|Corp|Inc"
+    r"|Company|Society)\b")
+
+
+def institution_after(text: str, end: int) -> bool:
+    """Whether a word naming an institution (``_INSTITUTION_AFTER_RE``) follows the word ending at ``end``."""
+    return end < len(text) and text[end] in " \t" and _INSTITUTION_AFTER_RE.match(text, end) is not None
+
+
+#: A word repeated next to itself in another case ("Ho ho ho", "Ha ha"): laughter or an interjection, not a name.
+_REPEATED_RE = re.compile(r"[ \t,]+([^\W\d_]+)")
+_REPEATED_BEFORE_RE = re.compile(r"(?<![^\W_])([^\W\d_]+)[ \t,]+\Z")
+
+
+def interjection(text: str, start: int, end: int) -> bool:
+    """Whether the word ``text[start:end]`` stands in a run of itself (case ignored) that is three words long or
+    mixes cases ("Ho ho ho, I have no idea!", "Ha ha"): an interjection, not a name ("Wei Wei", twice
+    capitalised, stays a name)."""
+    word = text[start:end]
+    lowered, run, cased = word.lower(), 1, False
+    if text[max(0, start - len(word) - 3):end + len(word) + 3].lower().count(lowered) < 2:
+        return False  # the usual case: no repeat nearby (one slice, one count)
+    pos = end
+    for _ in range(2):
+        after = _REPEATED_RE.match(text, pos, pos + 40)
+        if after is None or after.group(1).lower() != lowered:
+            break
+        run, cased, pos = run + 1, cased or after.group(1) != word, after.end()
+    pos = start
+    for _ in range(2):
+        before = _REPEATED_BEFORE_RE.search(text, max(0, pos - 40), pos)
+        if before is None or before.group(1).lower() != lowered:
+            break
+        run, cased, pos = run + 1, cased or before.group(1) != word, before.start()
+    return run >= 3 or cased
 
 
 _POSSESSIVE_NEXT_RE = re.compile(r"[ \t]+(?-i:[A-Z])[^\W_]*['’]s\b")
@@ -867,6 +910,8 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         elif match.group().lower() not in FUNCTION_WORDS or _INITIAL_BEFORE_RE.search(
                 text, max(0, match.start() - 4), match.start()) is None:
             continue  # a surname that is also a function word names someone after an initial ("X. He")
+        if interjection(text, match.start(), match.end()):
+            continue  # "Ho ho ho": laughter
         if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
             names.append(match.group())
             if len(names) >= limit:
@@ -1188,11 +1233,29 @@ def _placeholder_words(inside: str) -> bool:
         "_" in inside and inside.strip().isupper())
 
 
+#: A name-shaped placeholder: the stand-in names of legal and template use ("John Doe", "Jane Doe", "Richard Roe",
+#: "Doe, J."), the template's own words ("Firstname Lastname", "Given-name Surname", "Author Name", "Some Author")
+#: and the names of nobody ("Anonymous", "Anon.", "Unknown Author", "A. N. Other").
+_PLACEHOLDER_NAME_RE = re.compile(
+    r"\b(?:(?:john|jane|joe|janie|johnny|richard|mary|j\.)\s+(?:[a-z]\.\s+)?(?:doe|roe)\b"
+    r"|(?:doe|roe),?\s+(?:john|jane|j\.)(?![\w.])"
+    r"|(?:first|given|author)[\s_-]?names?(?:\s*[,/]?\s*|[\s_-]?)(?:last|family|sur)[\s_-]?names?\b"
+    r"|(?:last|family|sur)[\s_-]?names?\s*[,/]?\s*(?:first|given)[\s_-]?names?\b"
+    r"|(?:some|an|the|unknown|anonymous)\s+(?:author|authors|person|researcher)\b|author[\s_-]names?\b"
+    r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b)",
+    re.IGNORECASE,
+)
+_has_placeholder_name_key = contains_any(("doe", "roe", "name", "anonym", "anon.", "author", "other"))
+
+
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
-    "<author>", "{first_author}", "[Insert title here]") or a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
-    "???").  Substring tests first: most responses hold neither brackets nor masks."""
+    "<author>", "{first_author}", "[Insert title here]"), a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
+    "???") or a name-shaped placeholder (``_PLACEHOLDER_NAME_RE``: "John Doe", "Firstname Lastname",
+    "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names."""
     spans: list[tuple[int, int]] = []
+    if _has_placeholder_name_key(lower):
+        spans += [m.span() for m in _PLACEHOLDER_NAME_RE.finditer(text)]
     if "[" in text or "<" in text or "{" in text:
         for m in _BRACKETED_RE.finditer(text):
             inside = m.group(1) or m.group(2) or m.group(3)
