@@ -1608,3 +1608,49 @@ def test_real_names_beside_placeholders_and_institutions_still_count(task_id: st
 def test_property_placeholder_names_are_evasive(placeholder: str, frame: str, paper_id: str) -> None:
     g = grade(f"{paper_id}/author", frame.format(placeholder))
     assert (g.composite, g.well_formed) == (0.0, 0.0), frame.format(placeholder)
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # a record's other fields are no rival answers
+    (ATTENTION, '{"arxiv_id": "1706.03762", "title": "Attention Is All You Need", "first_author": "Ashish Vaswani"}',
+     1.0),
+    (ATTENTION, "| Field | Value |\n|---|---|\n| Title | Attention Is All You Need |\n"
+                "| First author | Ashish Vaswani |", 1.0),
+    (ATTENTION, "Title: Attention Is All You Need\nFirst author: Ashish Vaswani\nYear: 2017", 1.0),
+    ("1412.6980/author", "Title: Adam: A Method for Stochastic Optimization\nFirst author: Diederik P. Kingma", 1.0),
+    ("1412.6980/author", "| Title | Adam |\n| First author | Diederik Kingma |", 1.0),
+    # an explicit ordering names its first author first
+    ("1706.03762/author", "| First author | Ashish Vaswani |\n| Second author | Noam Shazeer |", 1.0),
+    ("1706.03762/author", "| Position | Author |\n|---|---|\n| 1 | Ashish Vaswani |\n| 2 | Noam Shazeer |", 1.0),
+    ("1706.03762/author", "Author order:\n1. Ashish Vaswani\n2. Noam Shazeer", 1.0),
+    ("1706.03762/author", "Authors:\n- Ashish Vaswani\n- Noam Shazeer\n- Niki Parmar", 1.0),
+    ("1706.03762/author", "Author order:\n1. Noam Shazeer\n2. Ashish Vaswani", 0.5),
+    ("1706.03762/author", "| Position | Author |\n|---|---|\n| 1 | Noam Shazeer |\n| 2 | Ashish Vaswani |", 0.5),
+    ("1706.03762/author", "| First author | Noam Shazeer |\n| Second author | Ashish Vaswani |", 0.5),
+    ("1706.03762/author", '{"first_author": "Ashish Vaswani", "second_author": "Noam Shazeer"}', 1.0),
+    ("1706.03762/author", '{"authors": ["Ashish Vaswani", "Noam Shazeer"]}', 1.0),
+    # candidates stay candidates
+    ("1706.03762/author", '{"candidates": ["Ashish Vaswani", "Noam Shazeer"]}', 0.75),
+    ("1706.03762/author", '{"possible_first_authors": ["Noam Shazeer", "Ashish Vaswani"]}', 0.75),
+    ("1706.03762/author", "Possible first authors:\n1. Ashish Vaswani\n2. Noam Shazeer", 0.75),
+    ("1706.03762/author", "| # | Candidate |\n|---|---|\n| 1 | Ashish Vaswani |\n| 2 | Noam Shazeer |", 0.75),
+    (ATTENTION, '{"candidates": ["Attention Is All You Need", "Deep Residual Learning for Image Recognition"]}', 0.75),
+])
+def test_structured_records_offer_one_value_per_field(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(others=st.lists(st.sampled_from(["Noam Shazeer", "Niki Parmar", "Jakob Uszkoreit", "Llion Jones"]),
+                       min_size=1, max_size=3, unique=True),
+       style=st.sampled_from(["numbered", "bulleted", "table"]), first=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_property_an_explicit_author_order_names_its_first_author(others: list[str], style: str,
+                                                                  first: bool) -> None:
+    names = ["Ashish Vaswani", *others] if first else [*others, "Ashish Vaswani"]
+    if style == "numbered":
+        output = "Author order:\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(names, 1))
+    elif style == "bulleted":
+        output = "Authors:\n" + "\n".join(f"- {n}" for n in names)
+    else:
+        output = "| Position | Author |\n|---|---|\n" + "\n".join(f"| {i} | {n} |" for i, n in enumerate(names, 1))
+    assert grade("1706.03762/author", output).composite == (1.0 if first else 0.5), output

@@ -56,6 +56,7 @@ from verifiers.arxiv.matching import (
     may_be_listed,
     name_like,
     name_tokens,
+    position_label,
     retracted,
     spans_dehyphenated,
     superseded,
@@ -343,9 +344,12 @@ def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
     return found
 
 
-def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool],
+                  kind: str | None = None) -> bool:
     """Whether another candidate (``offered(phrase)``) is offered with the one at ``spans``: by an alternation,
-    or as another item of the list it is an item of."""
+    as another item of the list it is an item of (an item labelled with another field than ``kind`` offers
+    none: a record's "First author:" line is no second title), or as another element of a JSON array of
+    candidates (:func:`_candidate_array`)."""
     text = r.text
     for start, end in spans:
         if alternative_after(text, end, offered) or alternative_before(text, start, offered):
@@ -353,8 +357,37 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     items = listed_items(text) if may_be_listed(text, spans) else []
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
-        if mine and any(item_offers(text, i, offered) for i in items if i not in mine):
+        if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
             return True
+    return "[" in text and _candidate_array(r, spans, offered)
+
+
+#: A JSON array under a key (group 1), its inside (group 2).
+_JSON_ARRAY_RE = re.compile(r"[\"']([\w -]{1,40})[\"']\s*:\s*\[([^\[\]]{0,3000})\]")
+#: A key naming several candidates (not a list of authors or other fields of one paper).
+_CANDIDATE_KEY_RE = re.compile(r"candidate|option|alternative|possib|guess|answers|choices|suggestion|likely",
+                               re.IGNORECASE)
+_JSON_STRING_RE = re.compile(r"\"((?:[^\"\\\n]|\\.){1,300})\"")
+
+
+def _candidate_array(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether one of ``spans`` is an element of a JSON array whose key names candidates ({"candidates": ["A",
+    "B"]}, "options", "possible_titles") and another element offers a candidate too: hedged.  An array under
+    another key ({"authors": ["A", "B"]}) is one field's value, in its order."""
+    lower = r.lower
+    if not any(k in lower for k in ("candidat", "option", "alternativ", "possib", "guess", "answers", "choices",
+                                    "suggest", "likely")):
+        return False
+    for array in _JSON_ARRAY_RE.finditer(r.text):
+        if _CANDIDATE_KEY_RE.search(array.group(1)) is None:
+            continue
+        lo, hi = array.span(2)
+        if not any(lo <= s and e <= hi for s, e in spans):
+            continue
+        for element in _JSON_STRING_RE.finditer(r.text, lo, hi):
+            es, ee = element.span(1)
+            if not any(es <= s and e <= ee for s, e in spans) and offered(element.group(1)):
+                return True
     return False
 
 
@@ -504,7 +537,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer) or _may_be_side_by_side(r, committed) and (
+        if rivals or _listed_rival(r, committed, _title_offer, "title") or _may_be_side_by_side(r, committed) and (
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -717,6 +750,53 @@ def _join_split_name(m: PaperMatcher, r: Response) -> Response:
     return Response("".join(chars), r.raw, r.echoed, r.truncated)
 
 
+#: A numbered or bulleted list item's marker at a line's start (group 1: the number).
+_ITEM_MARKER_RE = re.compile(r"[ \t]*(?:\(?([0-9]{1,2})[.)]|[-*•+])[ \t]+[*_\"'“‘]*")
+#: A heading that introduces the authors in their order ("Author order:", "Authors:", "Author list", "Byline")
+#: ...
+_ORDER_HEADING_RE = re.compile(r"\b(?:authors|author\s+(?:order|list|ordering|line)|order\s+of\s+(?:the\s+)?authors"
+                               r"|byline|author\s+positions?|position)\b", re.IGNORECASE)
+#: ... unless it offers candidates ("Possible authors:", "Candidates for first author").
+_CANDIDATE_HEADING_RE = re.compile(r"possib|candidate|option|guess|maybe|perhaps|either|could|might|alternativ"
+                                   r"|likely|first\s+author|choices", re.IGNORECASE)
+
+
+def _explicit_position(text: str, start: int) -> int | None:
+    """The position an explicit ordering gives the name starting at ``start`` (given names included), or
+    ``None``: a table row labelled with a position ("| First author | X |", "| 2 | X |" in a table whose header
+    names authors) or an item of a list under a heading that introduces the authors in order ("Author order:\n1.
+    X\n2. Y", "Authors:\n- X\n- Y": the item's number, or its place in the list).  A record lists one value per
+    field: the first place names the first author, any other place a co-author."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[line_start:start]
+    if head.lstrip().startswith("|"):
+        cells = head.split("|")
+        if len(cells) < 3 or cells[-1].strip(" *_\"'"):
+            return None  # the name is not at its cell's start
+        label = cells[-2].strip()
+        position = position_label(label)
+        if position is None or "author" in label.lower():  # "| First author | X |", "| Author 2 | X |"
+            return position
+        # "| 1 | X |": a position in a table whose header names authors ("| Position | Author |")
+        return position if "author" in text[max(0, line_start - 400):line_start].lower() else None
+    marker = _ITEM_MARKER_RE.match(text, line_start, start)
+    if marker is None or marker.end() != start:
+        return None
+    # the list's heading: the nearest line above that is no item of it
+    index, end = 1, line_start - 1
+    while end > 0:
+        above = text.rfind("\n", 0, end) + 1
+        item = _ITEM_MARKER_RE.match(text, above, end)
+        if item is None:
+            heading = text[above:end]
+            if len(heading) > 80 or _ORDER_HEADING_RE.search(heading) is None or _CANDIDATE_HEADING_RE.search(
+                    heading):
+                return None
+            return int(marker.group(1)) if marker.group(1) else index
+        index, end = index + 1, above - 1
+    return None
+
+
 def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
     """Whether a name starts at offset ``at`` (quotes and spaces skipped): a capitalised, name-like word
     (:func:`verifiers.arxiv.matching.name_like`); ``at`` < 0 means no restatement, so no."""
@@ -734,7 +814,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         r = _join_split_name(m, r)
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
-    committed, retracted_any = [], False
+    committed, retracted_any, ordered = [], False, False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         if institution_after(text, end) or interjection(text, start, end):
             continue  # "the Brown University library", "Ho ho ho": no person's name
@@ -751,6 +831,11 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
+        position = _explicit_position(text, start) if "\n" in text or "|" in text else None
+        if position is not None and position != 1:
+            retracted_any = True  # "Author order:\n1. Shazeer\n2. Vaswani", "| Second author | Vaswani |"
+            continue
+        ordered = ordered or position == 1
         if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):
@@ -762,7 +847,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     if committed:
         offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
             phrase)
-        if _listed_rival(r, committed, offers_name):
+        if not ordered and _listed_rival(r, committed, offers_name, "author"):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"

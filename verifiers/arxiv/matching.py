@@ -18,7 +18,9 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   kind starts right after it (within ``RESTATE_REACH`` characters).  For authors also a role other than
   first ("A is the second author").
 * **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
-  list are offered together.  A list item (or a line of a response of short lines) that reads as a sentence
+  list are offered together.  A record's labelled fields ("Title: ...", "| First author | ... |") each offer
+  a value of their own field only (:func:`item_offers` with the graded kind, :func:`table_row`).
+  A list item (or a line of a response of short lines) that reads as a sentence
   of prose offers no other candidate: "Generative Adversarial Networks" then "It introduced GANs." is one
   title and a remark on it (see :func:`prose_line`).
 
@@ -689,15 +691,78 @@ def prose_line(item: str) -> bool:
     return any(w[:1].islower() and w not in FUNCTION_WORDS for w in words)
 
 
-def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
+def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool], kind: str | None = None) -> bool:
     """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
-    quotes); a label naming another field ("Authors:", "Year:") disqualifies it, and so does an item that
-    reads as prose (:func:`prose_line`)."""
+    quotes); a label naming another field ("Authors:", "Year:"; with ``kind``, the field graded, also "First
+    author:" on a title task, "Title:" on an author task: :func:`label_field`) disqualifies it, and so does an
+    item that reads as prose (:func:`prose_line`).  A row of a table (``| label | value |``) is a record's field
+    too: its first cell is the label when it names a field or a position; a header or rule row offers nothing
+    (:func:`table_row`)."""
     item = text[span[0]:span[1]]
+    if item.lstrip().startswith("|"):
+        row = table_row(item)
+        if row is None:
+            return False
+        label, cells = row
+        if label is not None and (kind and label_field(label) not in (None, kind) or position_label(label) is None
+                                  and _field_label(label)):
+            return False  # another field's row; a position ("| 2 | X |") is an item of an author list
+        return any(not prose_line(c) and offered(_strip_item(c)) for c in cells)
     label = _LABEL_RE.match(item)
-    if label and _field_label(label.group(1)):
+    if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
     return not prose_line(item) and offered(_strip_item(item))
+
+
+#: Words of a table's header row ("| Field | Value |", "| Position | Author |"): a row of only these (and of
+#: ``NON_CONTENT_WORDS`` and ``_FIELD_WORDS``) offers nothing.
+_HEADER_WORDS = frozenset("field fields value values key keys position rank order # no no. item attribute property "
+                          "role detail details info entry".split())
+#: A cell that labels a position in an author list: "1", "#1", "1st", "First author", "Author 2", "Second".
+_POSITION_LABEL_RE = re.compile(
+    r"[*_ ]*(?:#|no\.?\s*)?(?:([0-9]{1,2})(?:st|nd|rd|th)?\.?(?:\s+author)?|author\s*#?\s*([0-9]{1,2})"
+    r"|(first|second|third|fourth|fifth|sixth|last)(?:\s+author)?)[*_ ]*", re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": 99}
+
+
+def position_label(cell: str) -> int | None:
+    """The position an author-list label names ("1", "#2", "1st", "First author", "Author 3"), or ``None``."""
+    m = _POSITION_LABEL_RE.fullmatch(cell)
+    if m is None:
+        return None
+    return int(m.group(1) or m.group(2)) if m.group(3) is None else _ORDINALS[m.group(3).lower()]
+
+
+def table_row(row: str) -> tuple[str | None, list[str]] | None:
+    """A markdown table row read as a record's field: ``(label, value cells)``, where the label is the first
+    cell when it names a field (:func:`label_field`, ``_field_label``) or a position (:func:`position_label`),
+    else ``None`` and every cell is a value; ``None`` for a rule row ("|---|---|") or a header row (only
+    header, field or meta words: "| Field | Value |", "| Position | Author |")."""
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    cells = [c for c in cells if c]
+    words = [w.lower() for c in cells for w in _WORD_RE.findall(c)]
+    if not words or all(w in _HEADER_WORDS or w in NON_CONTENT_WORDS or w in _FIELD_WORDS for w in words) or all(
+            not c.strip(":-*_ ") or c.strip() == "#" for c in cells):
+        return None
+    if len(cells) >= 2 and (label_field(cells[0]) or _field_label(cells[0]) or position_label(cells[0])):
+        return cells[0], cells[1:]
+    return None, cells
+
+
+def label_field(label: str) -> str | None:
+    """The field of a paper a record's label names: "author" ("First author", "first_author", "Name", "By"),
+    "title" ("Title", "Paper"), "year" ("Year", "Date", "Published") or "id" ("arXiv ID", "Identifier"); else
+    ``None`` ("Answer", "Option 2")."""
+    words = set(label.lower().replace("_", " ").replace("-", " ").strip("*_ ").split())
+    if words & {"author", "authors", "name", "names", "by", "writer", "surname"}:
+        return "author"
+    if words & {"title", "paper"}:
+        return "title"
+    if words & {"year", "date", "published", "submitted"}:
+        return "year"
+    if words & {"id", "identifier", "arxiv", "number"}:
+        return "id"
+    return None
 
 
 #: Labels of a paper's other fields, beyond the meta vocabulary of ``NON_CONTENT_WORDS`` ("Authors:", "Year:").
