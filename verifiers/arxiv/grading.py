@@ -375,6 +375,8 @@ def _candidate_array(r: Response, spans: list[tuple[int, int]], offered: Callabl
     "B"]}, "options", "possible_titles") and another element offers a candidate too: hedged.  An array under
     another key ({"authors": ["A", "B"]}) is one field's value, in its order."""
     lower = r.lower
+    if '":' not in lower and "':" not in lower:  # no JSON key at all
+        return False
     if not any(k in lower for k in ("candidat", "option", "alternativ", "possib", "guess", "answers", "choices",
                                     "suggest", "likely")):
         return False
@@ -810,7 +812,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
     of a few lower-case words)."""
-    if "\n" in r.text:
+    if "\n" + m.author.key in r.lower:  # a line opens with the surname: it may end a split name
         r = _join_split_name(m, r)
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]

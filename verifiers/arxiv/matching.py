@@ -202,8 +202,12 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
                                    "unavail", "suspend",
                                    # examples, copyright lines, status codes, rules of the ID scheme
-                                   "e.g", "e. g", "eg.", "example", "instance", "such", "copyright", "©", "(c)", "http",
-                                   "status", "id", "format", "pattern", "form", "number")
+                                   "e.g", "e. g", "eg.", "example", "instance", "such as", "such\nas", "copyright", "©",
+                                   "(c)", "http ", "http\n", "status", "format", "pattern", "the form", "ids",
+                                   "identifier", "id after", "id since", "id before", "id from", "id until",
+                                   "id prior", "id starting", "id through", "number after", "number since",
+                                   "number before", "number from", "numbers after", "numbers since", "numbers before",
+                                   "numbers from")
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
@@ -1310,7 +1314,21 @@ _PLACEHOLDER_NAME_RE = re.compile(
     r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b)",
     re.IGNORECASE,
 )
-_has_placeholder_name_key = contains_any(("doe", "roe", "name", "anonym", "anon.", "author", "other"))
+_has_doe_key = contains_any(("doe ", "doe,", "doe.", "doe\n", "roe ", "roe,", "roe.", "roe\n"))
+_has_name_key = contains_any(("firstname", "first name", "first_name", "first-name", "lastname", "surname",
+                              "given name", "given-name", "given_name", "last name", "family name", "author name",
+                              "author_name", "author-name"))
+
+
+def _may_hold_placeholder_name(lower: str) -> bool:
+    """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: a few substring tests,
+    the specific ones only after a short key that each of them holds ("doe", "name", ...)."""
+    if ("doe" in lower or "roe" in lower) and (_has_doe_key(lower) or lower.endswith(("doe", "roe"))):
+        return True
+    if "name" in lower and _has_name_key(lower):
+        return True
+    return "anon" in lower or "other" in lower and ("n. other" in lower or "n.other" in lower) or (
+        "author" in lower and ("some author" in lower or "unknown author" in lower))
 
 
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
@@ -1319,7 +1337,7 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     "???") or a name-shaped placeholder (``_PLACEHOLDER_NAME_RE``: "John Doe", "Firstname Lastname",
     "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names."""
     spans: list[tuple[int, int]] = []
-    if _has_placeholder_name_key(lower):
+    if _may_hold_placeholder_name(lower):
         spans += [m.span() for m in _PLACEHOLDER_NAME_RE.finditer(text)]
     if "[" in text or "<" in text or "{" in text:
         for m in _BRACKETED_RE.finditer(text):
