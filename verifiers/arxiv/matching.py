@@ -1314,7 +1314,18 @@ _PLACEHOLDER_NAME_RE = re.compile(
     r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b)",
     re.IGNORECASE,
 )
-_has_doe_key = contains_any(("doe ", "doe,", "doe.", "doe\n", "roe ", "roe,", "roe.", "roe\n"))
+
+
+def _ends_word(lower: str, key: str) -> bool:
+    """Whether ``key`` occurs in ``lower`` at a word's end ("doe" in "john doe**", not in "does")."""
+    i = lower.find(key)
+    while i >= 0:
+        after = i + len(key)
+        if after == len(lower) or not lower[after].isalpha():
+            return True
+        i = lower.find(key, i + 1)
+    return False
+
 _has_name_key = contains_any(("firstname", "first name", "first_name", "first-name", "lastname", "surname",
                               "given name", "given-name", "given_name", "last name", "family name", "author name",
                               "author_name", "author-name"))
@@ -1323,7 +1334,7 @@ _has_name_key = contains_any(("firstname", "first name", "first_name", "first-na
 def _may_hold_placeholder_name(lower: str) -> bool:
     """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: a few substring tests,
     the specific ones only after a short key that each of them holds ("doe", "name", ...)."""
-    if ("doe" in lower or "roe" in lower) and (_has_doe_key(lower) or lower.endswith(("doe", "roe"))):
+    if _ends_word(lower, "doe") or _ends_word(lower, "roe"):
         return True
     if "name" in lower and _has_name_key(lower):
         return True
