@@ -1546,6 +1546,10 @@ def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float
     ("1706.03762/year", "HTTP 503: service unavailable, incident 2019-77."),
     ("1706.03762/year", "I can't look it up. IDs after April 2007 use YYMM.NNNNN."),
     ("1706.03762/id", "I can't look it up. IDs after April 2007 use YYMM.NNNNN, for instance 0704.0001."),
+    ("1706.03762/id", "I can't access arXiv. For example, IDs look like 2101.00001."),
+    ("1706.03762/year", "I can't check. Since 2015, arXiv IDs have five digits after the dot."),
+    ("1706.03762/year", "Error: upstream timeout. Timestamp: 2024-05-01T12:00:00Z"),
+    ("1706.03762/year", "Copyright (c) 2014 Example Inc. All rights reserved."),
 ])
 def test_numbers_in_refusals_and_error_messages_are_no_answers(task_id: str, output: str) -> None:
     g = grade(task_id, output)
@@ -1557,6 +1561,8 @@ def test_numbers_in_refusals_and_error_messages_are_no_answers(task_id: str, out
     ("1706.03762/year", "It was submitted in 2017 (copyright 2017 the authors).", 1.0),
     ("1706.03762/year", "2017\n© 2023 OpenAI", 1.0), ("1706.03762/year", "2016\nCopyright 2017 OpenAI", 0.5),
     ("1706.03762/id", "1706.03762 (IDs after April 2007 use YYMM.NNNNN, e.g. 2101.00001)", 1.0),
+    ("1706.03762/id", "The ID looks like 1706.03762.", 1.0),
+    ("1706.03762/year", "2017 (since 2015, arXiv IDs have five digits)", 1.0),
 ])
 def test_numbers_offered_as_the_answer_still_count_beside_examples(task_id: str, output: str,
                                                                   composite: float) -> None:
@@ -1584,6 +1590,9 @@ def test_property_example_and_copyright_numbers_are_no_answers(number: str, labe
     ("2005.14165/author", "I'd check the Brown University library."),
     ("2005.14165/author", "You could ask at the Stanford Library or the Courant Institute."),
     ("2006.11239/author", "Ho ho ho, I have no idea!"), ("1706.03762/author", "Ha ha, no idea!"),
+    ("1706.03762/author", "Doe et al."), ("1706.03762/author", "Name Surname"), ("1706.03762/author", "Lastname, F."),
+    ("1706.03762/author", "Lorem Ipsum"), ("1706.03762/author", "Foo Bar"),
+    ("1706.03762/author", "Merry Christmas! I don't know."),
 ])
 def test_name_shaped_placeholders_and_non_names_are_evasive(task_id: str, output: str) -> None:
     g = grade(task_id, output)

@@ -181,7 +181,8 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 #: linking words and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
     r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
-    r"|(?:format|pattern)\s+(?:like|of)|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
+    r"|(?:format|pattern)\s+(?:like|of)|timestamp|(?:ids|identifiers|numbers|an?\s+(?:arxiv\s+)?(?:id|identifier))"
+    r"\s+(?:\w+\s+)?looks?\s+like|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
     r"|(?:arxiv\s+)?(?:ids?|identifiers?|numbers?)\s+(?:(?:issued|assigned|created|submitted|given)\s+)?"
     r"(?:after|since|before|from|until|prior\s+to|starting(?:\s+in)?|through)"
     r"|knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
@@ -205,9 +206,25 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "e.g", "e. g", "eg.", "example", "instance", "such as", "such\nas", "copyright", "©",
                                    "(c)", "http ", "http\n", "status", "format", "pattern", "the form", "ids",
                                    "identifier", "id after", "id since", "id before", "id from", "id until",
-                                   "id prior", "id starting", "id through", "number after", "number since",
-                                   "number before", "number from", "numbers after", "numbers since", "numbers before",
-                                   "numbers from")
+                                   "id prior", "id starting", "id through", "timestamp", "like", "number after",
+                                   "number since", "number before", "number from", "numbers after", "numbers since",
+                                   "numbers before", "numbers from")
+#: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
+#: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
+_ID_RULE_AFTER_RE = re.compile(
+    r"[\s,)]*(?:(?:on(?:wards?)?|and\s+later|or\s+later)[\s,]*)?(?:(?:new|all|modern|arxiv|the)\s+)*"
+    r"(?:ids|identifiers|id\s+numbers|numbers)\s+(?:\w+\s+)?(?:have|has|use|uses|are|follow|take|consist|contain"
+    r"|look|carry|got|switched|changed)\b")
+
+
+def id_rule_after(lower: str, end: int) -> bool:
+    """Whether the number ending at ``end`` opens a rule of the ID scheme (``_ID_RULE_AFTER_RE``), read in the
+    lower-cased text; a substring test on the 40 characters after it first."""
+    window = lower[end:end + 40]
+    return ("ids" in window or "identifiers" in window or "numbers" in window) and _ID_RULE_AFTER_RE.match(
+        lower, end, end + 60) is not None
+
+
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
@@ -1063,8 +1080,9 @@ class Response:
             return False  # "I can't look that up. It proposed Multi-Head Attention": background, not an answer
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
-            if _has_metadata_key(lower[lo:start]):
-                return _METADATA_BEFORE.search(self, lo, start) is None
+            if _has_metadata_key(lower[lo:start]) and _METADATA_BEFORE.search(self, lo, start) is not None:
+                return False
+            return not id_rule_after(lower, end)
         return True
 
     def in_refusal(self, start: int, end: int) -> bool:
@@ -1304,14 +1322,17 @@ def _placeholder_words(inside: str) -> bool:
 
 #: A name-shaped placeholder: the stand-in names of legal and template use ("John Doe", "Jane Doe", "Richard Roe",
 #: "Doe, J."), the template's own words ("Firstname Lastname", "Given-name Surname", "Author Name", "Some Author")
-#: and the names of nobody ("Anonymous", "Anon.", "Unknown Author", "A. N. Other").
+#: the names of nobody ("Anonymous", "Anon.", "Unknown Author", "A. N. Other") and filler text ("Lorem Ipsum",
+#: "Foo Bar").
 _PLACEHOLDER_NAME_RE = re.compile(
     r"\b(?:(?:john|jane|joe|janie|johnny|richard|mary|j\.)\s+(?:[a-z]\.\s+)?(?:doe|roe)\b"
     r"|(?:doe|roe),?\s+(?:john|jane|j\.)(?![\w.])"
     r"|(?:first|given|author)[\s_-]?names?(?:\s*[,/]?\s*|[\s_-]?)(?:last|family|sur)[\s_-]?names?\b"
     r"|(?:last|family|sur)[\s_-]?names?\s*[,/]?\s*(?:first|given)[\s_-]?names?\b"
     r"|(?:some|an|the|unknown|anonymous)\s+(?:author|authors|person|researcher)\b|author[\s_-]names?\b"
-    r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b)",
+    r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b|(?:doe|roe)(?=\s+et\.?\s+al\b)"
+    r"|names?\s+surnames?\b|(?:last|family|sur)[\s_-]?names?,?\s+[a-z]\.(?![a-z])|lorem\s+ipsum(?:\s+dolor)?\b"
+    r"|foo\s+bar(?:\s+baz)?\b)",
     re.IGNORECASE,
 )
 
@@ -1338,7 +1359,9 @@ def _may_hold_placeholder_name(lower: str) -> bool:
         return True
     if "name" in lower and _has_name_key(lower):
         return True
-    return "anon" in lower or "other" in lower and ("n. other" in lower or "n.other" in lower) or (
+    if "anon" in lower or "lorem" in lower or "foo bar" in lower:
+        return True
+    return "other" in lower and ("n. other" in lower or "n.other" in lower) or (
         "author" in lower and ("some author" in lower or "unknown author" in lower))
 
 
