@@ -45,6 +45,7 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    column_field,
     committed_part,
     contains_any,
     content_words,
@@ -486,6 +487,8 @@ def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tup
             lo, hi = (end, s) if s >= end else (e, start)
             if hi - lo > 60 or _TITLE_GAP_RE.fullmatch(text, lo, hi) is None:
                 continue
+            if "|" in text[lo:hi] and column_field(text, s) not in (None, "title"):
+                continue  # a table's cell under another field's column ("| Title | First author |")
             label = _LABEL_AT_RE.search(text, lo, s + 40)
             if label is not None and label.start() > s:
                 label = None
@@ -763,11 +766,23 @@ _CANDIDATE_HEADING_RE = re.compile(r"possib|candidate|option|guess|maybe|perhaps
                                    r"|likely|first\s+author|choices", re.IGNORECASE)
 
 
+#: Given names or initials between a label and the surname ("Ashish ", "Diederik P. ").
+_GIVEN_NAMES_TAIL = r"(?:(?-i:[A-Z])[^\W\d_]*\.?[ \t]+){0,3}\Z"
+#: A label (a key of a JSON object, or before a colon at a line's start) right before a name: group 1.
+_POSITION_KEY_RE = re.compile(r"(?:^|(?<=[\n{,]))[ \t*_\"'-]*([0-9A-Za-z][\w -]{0,30}?)[ \t*_\"']*[:=][ \t*_\"']*"
+                              + _GIVEN_NAMES_TAIL)
+#: A JSON array of authors up to a name: its key (group 1) names authors, then only quoted names and commas.
+_AUTHOR_ARRAY_RE = re.compile(r"[\"']([\w -]{0,40}authors?[\w -]{0,20})[\"']\s*:\s*\[(?:\s*\"[^\"\n]*\"\s*,)*\s*\""
+                              + _GIVEN_NAMES_TAIL, re.IGNORECASE)
+
+
 def _explicit_position(text: str, start: int) -> int | None:
     """The position an explicit ordering gives the name starting at ``start`` (given names included), or
     ``None``: a table row labelled with a position ("| First author | X |", "| 2 | X |" in a table whose header
-    names authors) or an item of a list under a heading that introduces the authors in order ("Author order:\n1.
-    X\n2. Y", "Authors:\n- X\n- Y": the item's number, or its place in the list).  A record lists one value per
+    names authors), a label or key naming a place ("2nd author: X", {"second_author": "X"}), an element of a
+    JSON array of authors ({"authors": ["Y", "X"]}: its place) or an item of a list under a heading that
+    introduces the authors in order ("Author order:\n1. X\n2. Y", "Authors:\n- X\n- Y": the item's number,
+    or its place in the list).  A record lists one value per
     field: the first place names the first author, any other place a co-author."""
     line_start = text.rfind("\n", 0, start) + 1
     head = text[line_start:start]
@@ -781,6 +796,14 @@ def _explicit_position(text: str, start: int) -> int | None:
             return position
         # "| 1 | X |": a position in a table whose header names authors ("| Position | Author |")
         return position if "author" in text[max(0, line_start - 400):line_start].lower() else None
+    if ":" in head or "=" in head:  # "2nd author: X", {"second_author": "X"}
+        label = _POSITION_KEY_RE.search(text, max(line_start, start - 80), start)
+        if label is not None and "author" in label.group(1).lower():
+            return position_label(label.group(1).replace("_", " ").replace("-", " "))
+        array = _AUTHOR_ARRAY_RE.search(text, max(line_start, start - 400), start)
+        if array is not None and _CANDIDATE_HEADING_RE.search(array.group(1)) is None:
+            opening = text.find("[", array.start(), start)
+            return text.count('"', opening, start) // 2 + 1  # {"authors": ["X", "Y"]}: the element's place
     marker = _ITEM_MARKER_RE.match(text, line_start, start)
     if marker is None or marker.end() != start:
         return None
@@ -833,7 +856,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
-        position = _explicit_position(text, start) if "\n" in text or "|" in text else None
+        position = _explicit_position(text, start) if "\n" in text or "|" in text or ":" in text else None
         if position is not None and position != 1:
             retracted_any = True  # "Author order:\n1. Shazeer\n2. Vaswani", "| Second author | Vaswani |"
             continue

@@ -728,6 +728,11 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
         if label is not None and (kind and label_field(label) not in (None, kind) or position_label(label) is None
                                   and _field_label(label)):
             return False  # another field's row; a position ("| 2 | X |") is an item of an author list
+        fields = table_header_fields(text, span[0]) if label is None and kind else None
+        if fields is not None:  # a row of a table with a header: only the cells under the graded field's column
+            raw = [c.strip() for c in item.strip().strip("|").split("|")]
+            if len(raw) == len(fields):
+                cells = [c for c, f in zip(raw, fields, strict=True) if c and f in (None, kind)]
         return any(not prose_line(c) and offered(_strip_item(c)) for c in cells)
     label = _LABEL_RE.match(item)
     if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
@@ -768,6 +773,36 @@ def table_row(row: str) -> tuple[str | None, list[str]] | None:
     if len(cells) >= 2 and (label_field(cells[0]) or _field_label(cells[0]) or position_label(cells[0])):
         return cells[0], cells[1:]
     return None, cells
+
+
+def table_header_fields(text: str, at: int) -> list[str | None] | None:
+    """The field each column's header names (:func:`label_field`) for the table row holding offset ``at``, or
+    ``None`` when ``at`` is on no table row below a header (the header is the table's first row)."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if not text[line_start:line_start + 8].lstrip().startswith("|"):
+        return None
+    top = line_start
+    while top > 0:
+        above = text.rfind("\n", 0, top - 1) + 1
+        if not text[above:above + 8].lstrip().startswith("|"):
+            break
+        top = above
+    if top == line_start:
+        return None
+    end = text.find("\n", top)
+    header = text[top:end if end >= 0 else len(text)]
+    return [label_field(c) for c in header.strip().strip("|").split("|")]
+
+
+def column_field(text: str, at: int) -> str | None:
+    """The field named by the header of the table column holding offset ``at`` ("| Title | First author |"
+    over "| X | Y |": Y is under "author"), or ``None``."""
+    fields = table_header_fields(text, at)
+    if fields is None:
+        return None
+    line_start = text.rfind("\n", 0, at) + 1
+    column = text.count("|", line_start, at) - (0 if text[line_start:at].lstrip()[:1] != "|" else 1)
+    return fields[column] if 0 <= column < len(fields) else None
 
 
 def label_field(label: str) -> str | None:
