@@ -1510,6 +1510,10 @@ def test_vancouver_and_initial_first_lists_for_every_paper(paper_id: str) -> Non
     ("1301.3781/author", "Mikolov, Tomas", 1.0), ("1301.3781/author", "Tomáš Mikolov", 1.0),
     ("2005.14165/author", "Tom Brown", 1.0), ("1412.6980/author", "Durk Kingma", 1.0),
     ("1301.3781/author", "Thomas Mikolov", 1.0), ("1706.03762/author", "Ashish Vaswani, Noam Shazeer", 1.0),
+    ("1301.3781/author", "PAVEL MIKOLOV", 0.5), ("1301.3781/author", "TOMAS MIKOLOV", 1.0),
+    ("1301.3781/author", "Mikolov Pavel", 0.5), ("1301.3781/author", "Mikolov Tomas", 1.0),
+    ("1301.3781/author", "Dr. Pavel Mikolov", 0.5), ("1301.3781/author", "Pavel Mikolov et al.", 0.5),
+    ("2005.14165/author", "The paper is by Noam Brown and colleagues.", 0.5),
 ])
 def test_a_matching_surname_with_another_given_name_is_another_person(task_id: str, output: str,
                                                                        composite: float) -> None:
@@ -1530,6 +1534,8 @@ def test_property_a_given_name_with_another_initial_is_another_person(paper_id: 
     ("Tomas\nMikolov", 1.0), ("Tomas\r\nMikolov", 1.0), ("Tomas\tMikolov", 1.0), ("Tomas\n\nMikolov", 1.0),
     ("**Tomas**\nMikolov", 1.0), ("Pavel\nMikolov", 0.75), ("Kai Chen\nTomas Mikolov", 0.75),
     ("Tomas Mikolov\nKai Chen", 0.75), ("Chen\nMikolov", 0.75),
+    ("The first author is Tomas\nMikolov.", 1.0), ("Answer:\nTomas\nMikolov", 1.0),
+    ("It was written by Tomas\nMikolov and colleagues at Google.", 1.0),
 ])
 def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float) -> None:
     assert grade("1301.3781/author", output).composite == composite, output

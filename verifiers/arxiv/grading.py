@@ -689,7 +689,7 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     return bool(name_tokens(element, exclude, 1))
 
 
-def _given_names_fit(given: str, first_author: str) -> bool:
+def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool:
     """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ", "Pavel ") may
     be the first author's (``first_author`` as arXiv lists it).  When the word right before the surname is an
     initial, some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow",
@@ -700,18 +700,19 @@ def _given_names_fit(given: str, first_author: str) -> bool:
     if not words:
         return True
     if len(words[-1].rstrip(".")) != 1:
-        return _given_word_fits(words, first_author)
+        return _given_word_fits(words, first_author, upper)
     initials = {word[0].casefold() for word in first_author.split()[:-1]}
-    return any(word[0].casefold() in initials for word in words) and _given_word_fits(words, first_author)
+    return any(word[0].casefold() in initials for word in words) and _given_word_fits(words, first_author, upper)
 
 
-def _given_word_fits(words: list[str], first_author: str) -> bool:
+def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -> bool:
     """Whether the one whole given name among ``words`` (the words written with the surname, initials aside)
     agrees with the first author's given name: the same initial.  APA 7 (section 9.8) cites a person by surname
     and initials, so two citations of one surname name the same person exactly when their initials agree; a
     whole given name is read through its initial, which also leaves nickname and spelling forms alone ("Tom
     Brown", "Durk Kingma", "Thomas Mikolov").  Read only when it is one word shaped as a given name (capital,
-    then lower-case letters: not "ResNet", not an acronym): two or more whole
+    then lower-case letters: not "ResNet", not an acronym; all capitals when the surname is too, ``upper``:
+    "PAVEL MIKOLOV"): two or more whole
     words may end a title written right before the name ("... Generative Pre-Training Radford"), so they are
     not read."""
     whole = [w for w in words if len(w.rstrip(".")) > 1]
@@ -719,7 +720,7 @@ def _given_word_fits(words: list[str], first_author: str) -> bool:
         return True
     word = whole[0]
     rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
-    if not (word[:1].isupper() and rest.islower()):
+    if not (word[:1].isupper() and (rest.islower() or upper and rest.isupper())):
         return True
     return word[0].casefold() == first_author[:1].casefold()
 
@@ -727,23 +728,32 @@ def _given_word_fits(words: list[str], first_author: str) -> bool:
 #: After a surname, a comma and one whole given name ending the name ("Mikolov, Tomas"; not "Vaswani, Shazeer,
 #: Parmar", a list): the reference form "Surname, Given name".
 _GIVEN_AFTER_RE = re.compile(r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?=[ \t]*(?:[.;)\n]|\Z|(?-i:[A-Z])\.|et\.?[ \t]+al\b))")
-#: A line that is one capitalised word (quotes and emphasis around it): a given name when the surname opens the
+#: The same without the comma ("Mikolov Pavel"), read only when the surname opens its line (the answer itself):
+#: the given name then ends the line or sentence.
+_GIVEN_AFTER_BARE_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)(?=[ \t*_]*(?:[.;)\n]|\Z))")
+
+
+def _line_opens_with(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens its line (after a list marker, a label's colon, quotes or emphasis)."""
+    head = text[text.rfind("\n", 0, start) + 1:start].strip(" \t*_\"'“‘-•")
+    return not head or head.endswith(":") or head.rstrip(".)").isdigit()
+#: The capitalised word that ends a line (quotes and emphasis around it): a given name when the surname opens the
 #: next line.
-_GIVEN_LINE_RE = re.compile(r"[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?)[ \t*_\"'”’]*")
+_GIVEN_LINE_RE = re.compile(r"(?<!\S)[*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?)[ \t*_\"'”’]*\Z")
 
 
 def _join_split_name(m: PaperMatcher, r: Response) -> Response:
-    """``r`` with the line break between a given name and the surname read as a space: a line that is one
+    """``r`` with the line break between a given name and the surname read as a space: a line that ends with a
     capitalised word whose initial agrees with the first author's given name, right before a line that opens
-    with the surname ("Tomas\nMikolov", "Tomas\r\nMikolov"), is one name split over two lines, not two
-    candidates.  Two names on two lines ("Kai Chen\nTomas Mikolov", "Chen\nMikolov") stay two.  Offsets stay
-    put (one character for one)."""
+    with the surname ("Tomas\nMikolov", "Tomas\r\nMikolov", "The first author is Tomas\nMikolov."), is one
+    name split over two lines, not two candidates.  Two names on two lines ("Kai Chen\nTomas Mikolov",
+    "Chen\nMikolov") stay two.  Offsets stay put (one character for one)."""
     text, cuts = r.text, []
     for start, _ in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
         if start < 2 or text[start - 1] != "\n":
             continue
         line = text.rfind("\n", 0, start - 1) + 1
-        given = _GIVEN_LINE_RE.fullmatch(text, line, start - 1)
+        given = _GIVEN_LINE_RE.search(text, max(line, start - 41), start - 1)
         if given is not None and name_like(given.group(1), m.name_exclude) and _given_word_fits(
                 [given.group(1)], m.paper.first_author):
             cuts.append(start - 1)
@@ -844,15 +854,21 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if institution_after(text, end) or interjection(text, start, end):
             continue  # "the Brown University library", "Ho ho ho": no person's name
         surname_at, start = start, _name_start(text, start)
-        if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
+        if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author,
+                                                       text[surname_at:end].isupper()):
             continue  # "X. Vaswani": the same surname, another person
         initial = _INITIAL_AFTER_RE.match(text, end)
         if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None and not _given_names_fit(
                 initial.group(1) + ".", m.paper.first_author):  # (an initial then a name: the next author's)
             continue  # "Vaswani, N.": the same
         given_after = _GIVEN_AFTER_RE.match(text, end)
-        if given_after is not None and not _given_word_fits([given_after.group(1)], m.paper.first_author):
-            continue  # "Mikolov, Pavel": the reference form "Surname, Given name" of another person
+        if given_after is None and _line_opens_with(text, start):  # "Mikolov Pavel" as the answer
+            given_after = _GIVEN_AFTER_BARE_RE.match(text, end)
+            if given_after is not None and not name_like(given_after.group(1), m.name_exclude):
+                given_after = None
+        if given_after is not None and not _given_word_fits([given_after.group(1)], m.paper.first_author,
+                                                            text[start:end].isupper()):
+            continue  # "Mikolov, Pavel", "Mikolov Pavel": "Surname, Given name" of another person
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
