@@ -1390,7 +1390,7 @@ _has_name_key = contains_any(("firstname", "first name", "first_name", "first-na
 def _may_hold_placeholder_name(lower: str) -> bool:
     """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: a few substring tests,
     the specific ones only after a short key that each of them holds ("doe", "name", ...)."""
-    if _ends_word(lower, "doe") or _ends_word(lower, "roe"):
+    if ("doe" in lower or "roe" in lower) and (_ends_word(lower, "doe") or _ends_word(lower, "roe")):
         return True
     if "name" in lower and _has_name_key(lower):
         return True
