@@ -66,6 +66,7 @@ from verifiers.arxiv.matching import (
     year_of,
 )
 from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote, words_of
+from verifiers.arxiv.papers import PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
 CONCISE_CHARS = 800
@@ -705,6 +706,11 @@ def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool
     return any(word[0].casefold() in initials for word in words) and _given_word_fits(words, first_author, upper)
 
 
+#: The first authors' surnames of the known papers: such a word before a surname is another surname, not a
+#: given name.
+_KNOWN_SURNAMES = frozenset(p.last_name.casefold() for p in PAPERS)
+
+
 def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -> bool:
     """Whether the one whole given name among ``words`` (the words written with the surname, initials aside)
     agrees with the first author's given name: the same initial.  APA 7 (section 9.8) cites a person by surname
@@ -714,11 +720,13 @@ def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -
     then lower-case letters: not "ResNet", not an acronym; all capitals when the surname is too, ``upper``:
     "PAVEL MIKOLOV"): two or more whole
     words may end a title written right before the name ("... Generative Pre-Training Radford"), so they are
-    not read."""
+    not read, and neither is a known paper's first-author surname ("Hinton Mikolov")."""
     whole = [w for w in words if len(w.rstrip(".")) > 1]
     if len(whole) != 1:
         return True
     word = whole[0]
+    if word.casefold() in _KNOWN_SURNAMES:
+        return True  # "Hinton Mikolov": two surnames side by side, not a given name
     rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
     if not (word[:1].isupper() and (rest.islower() or upper and rest.isupper())):
         return True
@@ -727,7 +735,8 @@ def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -
 
 #: After a surname, a comma and one whole given name ending the name ("Mikolov, Tomas"; not "Vaswani, Shazeer,
 #: Parmar", a list): the reference form "Surname, Given name".
-_GIVEN_AFTER_RE = re.compile(r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?=[ \t]*(?:[.;)\n]|\Z|(?-i:[A-Z])\.|et\.?[ \t]+al\b))")
+_GIVEN_AFTER_RE = re.compile(
+    r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?=[ \t]*(?:[.;)\n]|\Z|(?-i:[A-Z])\.(?![ \t]*(?-i:[A-Z]))))")
 #: The same without the comma ("Mikolov Pavel"), read only when the surname opens its line (the answer itself):
 #: the given name then ends the line or sentence.
 _GIVEN_AFTER_BARE_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)(?=[ \t*_]*(?:[.;)\n]|\Z))")

@@ -805,11 +805,18 @@ def column_field(text: str, at: int) -> str | None:
     return fields[column] if 0 <= column < len(fields) else None
 
 
+#: Words of a field's label beyond the meta vocabulary: positions and the key words of records.
+_LABEL_FIELD_WORDS = frozenset("1st 2nd 3rd 4th 5th fourth fifth sixth lead main primary surname writer identifier "
+                               "- # no no.".split())
+
+
 def label_field(label: str) -> str | None:
     """The field of a paper a record's label names: "author" ("First author", "first_author", "Name", "By"),
-    "title" ("Title", "Paper"), "year" ("Year", "Date", "Published") or "id" ("arXiv ID", "Identifier"); else
-    ``None`` ("Answer", "Option 2")."""
+    "title" ("Title", "Paper"), "year" ("Year", "Date", "Published") or "id" ("arXiv ID", "Identifier"), when
+    every word of it is a field's or a meta word; else ``None`` ("Answer", "Option 2", "Edward - arXiv")."""
     words = set(label.lower().replace("_", " ").replace("-", " ").strip("*_ ").split())
+    if not all(w in NON_NAME_WORDS or w in _FIELD_WORDS or w in _LABEL_FIELD_WORDS or w.isdigit() for w in words):
+        return None  # "Edward - arXiv": a name, not a field's label
     if words & {"author", "authors", "name", "names", "by", "writer", "surname"}:
         return "author"
     if words & {"title", "paper"}:
@@ -1017,6 +1024,11 @@ def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) ->
     return opens and _ALONE_AFTER_RE.match(text, end) is not None
 
 
+#: Function words that are also common surnames ("X. He", "Y. So"): after an initial they name someone; other
+#: function words never do ("A. For.", "A. That.").
+_SURNAME_FUNCTION_WORDS = frozenset("he so may will more most long little an do".split()) & FUNCTION_WORDS
+
+
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 counts: Callable[[int, int], bool] | None = None) -> list[str]:
     """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words placed as a name
@@ -1028,9 +1040,9 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         if name_like(match.group(), exclude):
             if not _placed_as_name(text, match.start(), match.end(), exclude):
                 continue
-        elif match.group().lower() not in FUNCTION_WORDS or _INITIAL_BEFORE_RE.search(
-                text, max(0, match.start() - 4), match.start()) is None:
-            continue  # a surname that is also a function word names someone after an initial ("X. He")
+        elif match.group().lower() not in _SURNAME_FUNCTION_WORDS or (
+                _INITIAL_BEFORE_RE.search(text, max(0, match.start() - 4), match.start()) is None):
+            continue  # a surname that is also a function word names someone after an initial ("X. He"; not "A. For")
         if interjection(text, match.start(), match.end()):
             continue  # "Ho ho ho": laughter
         if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
