@@ -702,6 +702,8 @@ def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool
         return True
     if len(words[-1].rstrip(".")) != 1:
         return _given_word_fits(words, first_author, upper)
+    if words[-1][0].casefold() == first_author[:1].casefold():
+        return True  # "... A Survey L. Ouyang": the name starts at the author's first initial
     initials = {word[0].casefold() for word in first_author.split()[:-1]}
     return any(word[0].casefold() in initials for word in words) and _given_word_fits(words, first_author, upper)
 
@@ -709,6 +711,8 @@ def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool
 #: The first authors' surnames of the known papers: such a word before a surname is another surname, not a
 #: given name.
 _KNOWN_SURNAMES = frozenset(p.last_name.casefold() for p in PAPERS)
+#: The words of the known papers' titles: such a word before a surname ends a title, it is no given name.
+_KNOWN_TITLE_WORDS = frozenset(w.casefold() for p in PAPERS for w in re.findall(r"[^\W\d_]+", p.title))
 
 
 def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -> bool:
@@ -720,13 +724,14 @@ def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -
     then lower-case letters: not "ResNet", not an acronym; all capitals when the surname is too, ``upper``:
     "PAVEL MIKOLOV"): two or more whole
     words may end a title written right before the name ("... Generative Pre-Training Radford"), so they are
-    not read, and neither is a known paper's first-author surname ("Hinton Mikolov")."""
+    not read, and neither is a known paper's first-author surname ("Hinton Mikolov") or a word of a known
+    paper's title ("... You All Is Attention Goodfellow")."""
     whole = [w for w in words if len(w.rstrip(".")) > 1]
     if len(whole) != 1:
         return True
     word = whole[0]
-    if word.casefold() in _KNOWN_SURNAMES:
-        return True  # "Hinton Mikolov": two surnames side by side, not a given name
+    if word.casefold() in _KNOWN_SURNAMES or word.casefold() in _KNOWN_TITLE_WORDS:
+        return True  # "Hinton Mikolov", "... Is Attention Goodfellow": a surname or a title's word, no given name
     rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
     if not (word[:1].isupper() and (rest.islower() or upper and rest.isupper())):
         return True
@@ -740,6 +745,29 @@ _GIVEN_AFTER_RE = re.compile(
 #: The same without the comma ("Mikolov Pavel"), read only when the surname opens its line (the answer itself):
 #: the given name then ends the line or sentence.
 _GIVEN_AFTER_BARE_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)(?=[ \t*_]*(?:[.;)\n]|\Z))")
+
+
+def _another_person(m: PaperMatcher, text: str, start: int, surname_at: int, end: int) -> bool:
+    """Whether the name ``text[start:end]`` (given names from ``start``, the surname from ``surname_at``) names
+    another person than the first author: an initial after the surname that does not fit ("Vaswani, N."), a
+    given name after it that does not fit when none precedes it ("Mikolov, Pavel"; "Mikolov Pavel" as the
+    answer), or given names before it that do not fit (:func:`_given_names_fit`: "X. Vaswani", "Pavel
+    Mikolov").  A given name or initial after the surname that fits settles it ("A Survey Khattab, O.")."""
+    first_author, upper = m.paper.first_author, text[surname_at:end].isupper()
+    initial = _INITIAL_AFTER_RE.match(text, end)
+    if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None:  # (an initial then a name: the
+        return not _given_names_fit(initial.group(1) + ".", first_author)        # next author's)
+    given = _GIVEN_AFTER_RE.match(text, end)
+    if given is None and start == surname_at and _line_opens_with(text, start):  # "Mikolov Pavel" as the answer
+        given = _GIVEN_AFTER_BARE_RE.match(text, end)
+        if given is not None and not name_like(given.group(1), m.name_exclude):
+            given = None
+    if given is not None:
+        if _given_word_fits([given.group(1)], first_author, upper):
+            return False
+        if start == surname_at:
+            return True
+    return start < surname_at and not _given_names_fit(text[start:surname_at], first_author, upper)
 
 
 def _line_opens_with(text: str, start: int) -> bool:
@@ -863,21 +891,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         if institution_after(text, end) or interjection(text, start, end):
             continue  # "the Brown University library", "Ho ho ho": no person's name
         surname_at, start = start, _name_start(text, start)
-        if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author,
-                                                       text[surname_at:end].isupper()):
-            continue  # "X. Vaswani": the same surname, another person
-        initial = _INITIAL_AFTER_RE.match(text, end)
-        if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None and not _given_names_fit(
-                initial.group(1) + ".", m.paper.first_author):  # (an initial then a name: the next author's)
-            continue  # "Vaswani, N.": the same
-        given_after = _GIVEN_AFTER_RE.match(text, end)
-        if given_after is None and _line_opens_with(text, start):  # "Mikolov Pavel" as the answer
-            given_after = _GIVEN_AFTER_BARE_RE.match(text, end)
-            if given_after is not None and not name_like(given_after.group(1), m.name_exclude):
-                given_after = None
-        if given_after is not None and not _given_word_fits([given_after.group(1)], m.paper.first_author,
-                                                            text[start:end].isupper()):
-            continue  # "Mikolov, Pavel", "Mikolov Pavel": "Surname, Given name" of another person
+        if _another_person(m, text, start, surname_at, end):
+            continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue

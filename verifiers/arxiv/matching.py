@@ -969,11 +969,13 @@ _REPEATED_BEFORE_RE = re.compile(r"(?<![^\W_])([^\W\d_]+)[ \t,]+\Z")
 
 
 def interjection(text: str, start: int, end: int) -> bool:
-    """Whether the word ``text[start:end]`` stands in a run of itself (case ignored) that is three words long or
-    mixes cases ("Ho ho ho, I have no idea!", "Ha ha"): an interjection, not a name ("Wei Wei", twice
-    capitalised, stays a name)."""
+    """Whether the short word ``text[start:end]`` (four letters at most) stands in a run of itself (case
+    ignored) that is three words long or mixes cases ("Ho ho ho, I have no idea!", "Ha ha"): an interjection,
+    not a name ("Wei Wei", twice capitalised, stays a name)."""
     word = text[start:end]
     lowered, run, cased = word.lower(), 1, False
+    if len(word) > 4:
+        return False  # laughter and interjections are short words ("Ho", "Ha", "Heh"); "khattab, Khattab" is a name
     if text[max(0, start - len(word) - 3):end + len(word) + 3].lower().count(lowered) < 2:
         return False  # the usual case: no repeat nearby (one slice, one count)
     pos = end
@@ -1378,7 +1380,7 @@ _PLACEHOLDER_NAME_RE = re.compile(
     r"|(?:last|family|sur)[\s_-]?names?\s*[,/]?\s*(?:first|given)[\s_-]?names?\b"
     r"|(?:some|an|the|unknown|anonymous)\s+(?:author|authors|person|researcher)\b|author[\s_-]names?\b"
     r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b|(?:doe|roe)(?=\s+et\.?\s+al\b)"
-    r"|names?\s+surnames?\b|(?:last|family|sur)[\s_-]?names?,?\s+[a-z]\.(?![a-z])|lorem\s+ipsum(?:\s+dolor)?\b"
+    r"|names?\s+surnames?\b|(?:last|family|sur)[\s_-]?names?,?\s+[a-z]\.(?![a-z])|lorem\s+ipsum(?:\s+dolor(?:\s+sit(?:\s+amet)?)?)?\b"
     r"|foo\s+bar(?:\s+baz)?\b)",
     re.IGNORECASE,
 )
