@@ -791,8 +791,9 @@ def _join_split_name(m: PaperMatcher, r: Response) -> Response:
             continue
         line = text.rfind("\n", 0, start - 1) + 1
         given = _GIVEN_LINE_RE.search(text, max(line, start - 41), start - 1)
-        if given is not None and name_like(given.group(1), m.name_exclude) and _given_word_fits(
-                [given.group(1)], m.paper.first_author):
+        word = given.group(1) if given is not None else ""
+        if word and name_like(word, m.name_exclude) and word[0].casefold() == m.paper.first_author[:1].casefold() \
+                and word.casefold() not in _KNOWN_TITLE_WORDS and word.casefold() not in _KNOWN_SURNAMES:
             cuts.append(start - 1)
     if not cuts:
         return r
