@@ -23,7 +23,11 @@ retracted and do not count):
 * **author**: correct when the first author's surname occurs in a citation form (see
   :func:`verifiers.arxiv.matching.author_pattern`); naming co-authors too is fine, offering another name as an
   alternative ("Kingma or Ba") is hedged, giving them a role other than first ("Kingma is the second author")
-  retracts them.
+  retracts them.  The same surname with another given name or initial is another person ("Pavel Mikolov",
+  "Mikolov, Pavel", "X. He": :func:`_another_person`; initials compared, after APA 7's "Surname, Initials."),
+  and a name split over two lines is one name (:func:`_join_split_name`).  An explicit ordering (a numbered
+  author list, a table's position column, "second_author") gives every name its place
+  (:func:`_explicit_position`): the first is the first author, the others are co-authors, not rivals.
 """
 
 from __future__ import annotations
