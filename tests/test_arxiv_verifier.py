@@ -1659,3 +1659,188 @@ def test_neither_nor_negates_both(task_id: str) -> None:
     task = TASKS[task_id]
     g = grade(task_id, f"Neither {task.answer} nor {other_answer(task, 3)}.")
     assert g.correctness == 0.0 and g.composite == grade(task_id, f"Not {task.answer}.").composite, g.feedback
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 17, second set: given names, split names, numbers in refusals, placeholders, structured records
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1301.3781/author", "Pavel Mikolov", 0.5), ("2005.14165/author", "Noam Brown", 0.5),
+    ("1512.03385/author", "Xiaodong He et al.", 0.5), ("1301.3781/author", "Mikolov, Pavel", 0.5),
+    ("2005.14165/author", "Brown, Noam", 0.5), ("1406.2661/author", "The first author is Pavel Goodfellow.", 0.5),
+    ("2005.14165/author", "Pavel B. Brown", 0.5),
+    ("1301.3781/author", "Tomas Mikolov", 1.0), ("1301.3781/author", "T. Mikolov", 1.0),
+    ("1301.3781/author", "Mikolov", 1.0), ("1301.3781/author", "Mikolov et al.", 1.0),
+    ("1301.3781/author", "Mikolov, Tomas", 1.0), ("1301.3781/author", "Tomáš Mikolov", 1.0),
+    ("2005.14165/author", "Tom Brown", 1.0), ("1412.6980/author", "Durk Kingma", 1.0),
+    ("1301.3781/author", "Thomas Mikolov", 1.0), ("1706.03762/author", "Ashish Vaswani, Noam Shazeer", 1.0),
+    ("1301.3781/author", "PAVEL MIKOLOV", 0.5), ("1301.3781/author", "TOMAS MIKOLOV", 1.0),
+    ("1301.3781/author", "Mikolov Pavel", 0.5), ("1301.3781/author", "Mikolov Tomas", 1.0),
+    ("1301.3781/author", "Dr. Pavel Mikolov", 0.5), ("1301.3781/author", "Pavel Mikolov et al.", 0.5),
+    ("2005.14165/author", "The paper is by Noam Brown and colleagues.", 0.5),
+])
+def test_a_matching_surname_with_another_given_name_is_another_person(task_id: str, output: str,
+                                                                       composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(paper_id=st.sampled_from(sorted(PAPER_OF)),
+       given_name=st.sampled_from(["Pavel", "Noam", "Xiaodong", "Maria", "Lena", "Olga", "Rahul", "Bjorn"]))
+@settings(max_examples=60, deadline=None)
+def test_property_a_given_name_with_another_initial_is_another_person(paper_id: str, given_name: str) -> None:
+    names = PAPER_OF[paper_id].first_author.split()
+    output = f"{given_name} {names[-1]}"
+    want = 1.0 if given_name[0] == names[0][0] else 0.5
+    assert grade(f"{paper_id}/author", output).composite == want, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Tomas\nMikolov", 1.0), ("Tomas\r\nMikolov", 1.0), ("Tomas\tMikolov", 1.0), ("Tomas\n\nMikolov", 1.0),
+    ("**Tomas**\nMikolov", 1.0), ("Pavel\nMikolov", 0.75), ("Kai Chen\nTomas Mikolov", 0.75),
+    ("Tomas Mikolov\nKai Chen", 0.75), ("Chen\nMikolov", 0.75),
+    ("The first author is Tomas\nMikolov.", 1.0), ("Answer:\nTomas\nMikolov", 1.0),
+    ("It was written by Tomas\nMikolov and colleagues at Google.", 1.0),
+])
+def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float) -> None:
+    assert grade("1301.3781/author", output).composite == composite, output
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1706.03762/id", "I can't browse arXiv; IDs look like e.g. 2101.00001."),
+    ("1706.03762/id", "I'm sorry, I don't know. The format is for example 1234.56789."),
+    ("1706.03762/id", "Sorry, I can't look it up. An ID has the form 2101.00001 (version suffix optional)."),
+    ("1706.03762/year", "I don't know which year, such as 2019 or another."),
+    ("1706.03762/year", "I cannot help with that.\nCopyright 2014 OpenAI"),
+    ("1706.03762/year", "Sorry, I can't answer that. © 2023 Example Corp"),
+    ("1706.03762/year", "Error 429: too many requests (request id 7f3a-2291-0042). Please try again later."),
+    ("1706.03762/year", "HTTP 503: service unavailable, incident 2019-77."),
+    ("1706.03762/year", "I can't look it up. IDs after April 2007 use YYMM.NNNNN."),
+    ("1706.03762/id", "I can't look it up. IDs after April 2007 use YYMM.NNNNN, for instance 0704.0001."),
+    ("1706.03762/id", "I can't access arXiv. For example, IDs look like 2101.00001."),
+    ("1706.03762/year", "I can't check. Since 2015, arXiv IDs have five digits after the dot."),
+    ("1706.03762/year", "Error: upstream timeout. Timestamp: 2024-05-01T12:00:00Z"),
+    ("1706.03762/year", "Copyright (c) 2014 Example Inc. All rights reserved."),
+])
+def test_numbers_in_refusals_and_error_messages_are_no_answers(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1706.03762/id", "https://arxiv.org/abs/1706.03762", 1.0), ("1706.03762/id", "It has the ID of 1706.03762.", 1.0),
+    ("1706.03762/year", "It was submitted in 2017 (copyright 2017 the authors).", 1.0),
+    ("1706.03762/year", "2017\n© 2023 OpenAI", 1.0), ("1706.03762/year", "2016\nCopyright 2017 OpenAI", 0.5),
+    ("1706.03762/id", "1706.03762 (IDs after April 2007 use YYMM.NNNNN, e.g. 2101.00001)", 1.0),
+    ("1706.03762/id", "The ID looks like 1706.03762.", 1.0),
+    ("1706.03762/year", "2017 (since 2015, arXiv IDs have five digits)", 1.0),
+])
+def test_numbers_offered_as_the_answer_still_count_beside_examples(task_id: str, output: str,
+                                                                  composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(number=st.sampled_from(["2101.00001", "1234.56789", "2019", "2014", "0704.0001"]),
+       label=st.sampled_from(["e.g.", "for example", "for instance,", "such as", "Copyright", "©", "(c)"]),
+       refusal=st.sampled_from(["I'm sorry, I can't access arXiv.", "I don't know.", "Error 503: try again later."]),
+       kind=st.sampled_from(["id", "year"]))
+@settings(max_examples=60, deadline=None)
+def test_property_example_and_copyright_numbers_are_no_answers(number: str, label: str, refusal: str,
+                                                               kind: str) -> None:
+    g = grade(f"1706.03762/{kind}", f"{refusal} {label} {number}")
+    assert (g.composite, g.well_formed) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1706.03762/author", "John Doe"), ("1706.03762/author", "Jane Doe et al."),
+    ("1706.03762/author", "The first author is John Q. Doe."), ("1706.03762/author", "Doe, J."),
+    ("1706.03762/author", "Firstname Lastname"), ("1706.03762/author", "First author: Given-name Surname"),
+    ("1706.03762/author", "Anonymous"), ("1706.03762/author", "The first author is Anonymous."),
+    ("1706.03762/author", "Author Name"), ("1706.03762/author", "[Paper Title]"),
+    ("1706.03762/author", "Unknown Author"), ("1706.03762/author", "I'd check the Brown University library."),
+    ("2005.14165/author", "I'd check the Brown University library."),
+    ("2005.14165/author", "You could ask at the Stanford Library or the Courant Institute."),
+    ("2006.11239/author", "Ho ho ho, I have no idea!"), ("1706.03762/author", "Ha ha, no idea!"),
+    ("1706.03762/author", "Doe et al."), ("1706.03762/author", "Name Surname"), ("1706.03762/author", "Lastname, F."),
+    ("1706.03762/author", "Lorem Ipsum"), ("1706.03762/author", "Foo Bar"),
+    ("1706.03762/author", "Merry Christmas! I don't know."),
+])
+def test_name_shaped_placeholders_and_non_names_are_evasive(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("2005.14165/author", "Tom Brown", 1.0), ("2005.14165/author", "Tom B. Brown (OpenAI, not Brown University)", 1.0),
+    ("2006.11239/author", "Ho ho ho! It's Jonathan Ho.", 1.0), ("2006.11239/author", "Jonathan Ho", 1.0),
+    ("1706.03762/author", "Vaswani (not John Doe)", 1.0), ("1706.03762/author", "Noam Shazeer, not Anonymous", 0.5),
+])
+def test_real_names_beside_placeholders_and_institutions_still_count(task_id: str, output: str,
+                                                                    composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(placeholder=st.sampled_from(["John Doe", "Jane Doe", "Firstname Lastname", "Anonymous", "Author Name",
+                                    "Unknown Author", "[Author Name]", "Last name, First name"]),
+       frame=st.sampled_from(["{}", "The first author is {}.", "Answer: {}", "{} et al.", "**{}**"]),
+       paper_id=st.sampled_from(sorted(PAPER_OF)))
+@settings(max_examples=60, deadline=None)
+def test_property_placeholder_names_are_evasive(placeholder: str, frame: str, paper_id: str) -> None:
+    g = grade(f"{paper_id}/author", frame.format(placeholder))
+    assert (g.composite, g.well_formed) == (0.0, 0.0), frame.format(placeholder)
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # a record's other fields are no rival answers
+    (ATTENTION, '{"arxiv_id": "1706.03762", "title": "Attention Is All You Need", "first_author": "Ashish Vaswani"}',
+     1.0),
+    (ATTENTION, "| Field | Value |\n|---|---|\n| Title | Attention Is All You Need |\n"
+                "| First author | Ashish Vaswani |", 1.0),
+    (ATTENTION, "Title: Attention Is All You Need\nFirst author: Ashish Vaswani\nYear: 2017", 1.0),
+    ("1412.6980/author", "Title: Adam: A Method for Stochastic Optimization\nFirst author: Diederik P. Kingma", 1.0),
+    ("1412.6980/author", "| Title | Adam |\n| First author | Diederik Kingma |", 1.0),
+    # an explicit ordering names its first author first
+    ("1706.03762/author", "| First author | Ashish Vaswani |\n| Second author | Noam Shazeer |", 1.0),
+    ("1706.03762/author", "| Position | Author |\n|---|---|\n| 1 | Ashish Vaswani |\n| 2 | Noam Shazeer |", 1.0),
+    ("1706.03762/author", "Author order:\n1. Ashish Vaswani\n2. Noam Shazeer", 1.0),
+    ("1706.03762/author", "Authors:\n- Ashish Vaswani\n- Noam Shazeer\n- Niki Parmar", 1.0),
+    ("1706.03762/author", "Author order:\n1. Noam Shazeer\n2. Ashish Vaswani", 0.5),
+    ("1706.03762/author", "| Position | Author |\n|---|---|\n| 1 | Noam Shazeer |\n| 2 | Ashish Vaswani |", 0.5),
+    ("1706.03762/author", "| First author | Noam Shazeer |\n| Second author | Ashish Vaswani |", 0.5),
+    ("1706.03762/author", '{"first_author": "Ashish Vaswani", "second_author": "Noam Shazeer"}', 1.0),
+    ("1706.03762/author", '{"authors": ["Ashish Vaswani", "Noam Shazeer"]}', 1.0),
+    ("1706.03762/author", '{"first_author": "Noam Shazeer", "second_author": "Ashish Vaswani"}', 0.5),
+    ("1706.03762/author", '{"authors": ["Noam Shazeer", "Ashish Vaswani"]}', 0.5),
+    ("1706.03762/author", "1st author: Noam Shazeer\n2nd author: Ashish Vaswani", 0.5),
+    ("1706.03762/author", "First author: Ashish Vaswani\nSecond author: Noam Shazeer", 1.0),
+    (ATTENTION, "| Title | First author | Year |\n|---|---|---|\n| Attention Is All You Need | Ashish Vaswani | 2017 |",
+     1.0),
+    ("1412.6980/author", "| Title | First author |\n|---|---|\n| Adam | Diederik Kingma |", 1.0),
+    (ATTENTION, "title: Attention Is All You Need\nfirst_author: Ashish Vaswani", 1.0),
+    # candidates stay candidates
+    ("1706.03762/author", '{"candidates": ["Ashish Vaswani", "Noam Shazeer"]}', 0.75),
+    (ATTENTION, '{"options": ["Attention Is All You Need", "Transformers Are Sequence Models"]}', 0.75),
+    ("1706.03762/author", '{"possible_first_authors": ["Noam Shazeer", "Ashish Vaswani"]}', 0.75),
+    ("1706.03762/author", "Possible first authors:\n1. Ashish Vaswani\n2. Noam Shazeer", 0.75),
+    ("1706.03762/author", "| # | Candidate |\n|---|---|\n| 1 | Ashish Vaswani |\n| 2 | Noam Shazeer |", 0.75),
+    (ATTENTION, '{"candidates": ["Attention Is All You Need", "Deep Residual Learning for Image Recognition"]}', 0.75),
+])
+def test_structured_records_offer_one_value_per_field(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(others=st.lists(st.sampled_from(["Noam Shazeer", "Niki Parmar", "Jakob Uszkoreit", "Llion Jones"]),
+                       min_size=1, max_size=3, unique=True),
+       style=st.sampled_from(["numbered", "bulleted", "table"]), first=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_property_an_explicit_author_order_names_its_first_author(others: list[str], style: str,
+                                                                  first: bool) -> None:
+    names = ["Ashish Vaswani", *others] if first else [*others, "Ashish Vaswani"]
+    if style == "numbered":
+        output = "Author order:\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(names, 1))
+    elif style == "bulleted":
+        output = "Authors:\n" + "\n".join(f"- {n}" for n in names)
+    else:
+        output = "| Position | Author |\n|---|---|\n" + "\n".join(f"| {i} | {n} |" for i, n in enumerate(names, 1))
+    assert grade("1706.03762/author", output).composite == (1.0 if first else 0.5), output

@@ -29,7 +29,12 @@ retracted and do not count):
   :func:`verifiers.arxiv.matching.author_pattern`, as a whole name: "Smith-Vaswani" is someone else); naming
   co-authors too is fine, offering another name as an alternative ("Kingma or Ba") is hedged, giving them a role
   other than first ("Kingma is the second author") retracts them, and a list of authors in any citation style
-  ("Shazeer N, Vaswani A", "N. Shazeer, A. Vaswani") names its first author first.
+  ("Shazeer N, Vaswani A", "N. Shazeer, A. Vaswani") names its first author first.  The same surname with
+  another given name or initial is another person ("Pavel Mikolov", "Mikolov, Pavel", "X. He":
+  :func:`_another_person`; initials compared, after APA 7's "Surname, Initials."), and a name split over two
+  lines is one name (:func:`_join_split_name`).  An explicit ordering (a numbered author list, a table's
+  position column, "second_author") gives every name its place (:func:`_explicit_position`): the first is
+  the first author, the others are co-authors, not rivals.
 """
 
 from __future__ import annotations
@@ -51,15 +56,19 @@ from verifiers.arxiv.matching import (
     alternative_after,
     alternative_before,
     blank,
+    column_field,
     committed_part,
     contains_any,
     content_words,
+    institution_after,
+    interjection,
     is_extended,
     item_offers,
     listed_items,
     may_be_listed,
     name_like,
     name_tokens,
+    position_label,
     retracted,
     spans_dehyphenated,
     superseded,
@@ -68,6 +77,7 @@ from verifiers.arxiv.matching import (
     year_of,
 )
 from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote, words_of
+from verifiers.arxiv.papers import PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
 CONCISE_CHARS = 800
@@ -360,9 +370,12 @@ def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
     return found
 
 
-def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool],
+                  kind: str | None = None) -> bool:
     """Whether another candidate (``offered(phrase)``) is offered with the one at ``spans``: by an alternation,
-    or as another item of the list it is an item of."""
+    as another item of the list it is an item of (an item labelled with another field than ``kind`` offers
+    none: a record's "First author:" line is no second title), or as another element of a JSON array of
+    candidates (:func:`_candidate_array`)."""
     text = r.text
     for start, end in spans:
         if alternative_after(text, end, offered) or alternative_before(text, start, offered):
@@ -370,8 +383,41 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     items = listed_items(text) if may_be_listed(text, spans) else []
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
-        if mine and any(item_offers(text, i, offered) for i in items if i not in mine):
+        if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
             return True
+    return "[" in text and _candidate_array(r, spans, offered)
+
+
+#: A JSON array under a key (group 1), its inside (group 2).
+_JSON_ARRAY_RE = re.compile(r"[\"']([\w -]{1,40})[\"']\s*:\s*\[([^\[\]]{0,3000})\]")
+#: A key naming several candidates (not a list of authors or other fields of one paper).
+_CANDIDATE_KEY_RE = re.compile(r"candidate|option|alternative|possib|guess|answers|choices|suggestion|likely",
+                               re.IGNORECASE)
+_JSON_STRING_RE = re.compile(r"\"((?:[^\"\\\n]|\\.){1,300})\"")
+#: A key of one answer ({"first_author": [...]}, "title", "answer"): an array under it holds candidates too.
+_ONE_ANSWER_KEY_RE = re.compile(r"(?:title|first[_ -]?author|answer|arxiv[_ -]?id|id|year|name)\Z", re.IGNORECASE)
+
+
+def _candidate_array(r: Response, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether one of ``spans`` is an element of a JSON array whose key names candidates ({"candidates": ["A",
+    "B"]}, "options", "possible_titles") and another element offers a candidate too: hedged.  An array under
+    another key ({"authors": ["A", "B"]}) is one field's value, in its order."""
+    lower = r.lower
+    if '":' not in lower and "':" not in lower:  # no JSON key at all
+        return False
+    if not any(k in lower for k in ("candidat", "option", "alternativ", "possib", "guess", "answers", "choices",
+                                    "suggest", "likely", "first", "title", "answer", "id", "year", "name")):
+        return False
+    for array in _JSON_ARRAY_RE.finditer(r.text):
+        if _CANDIDATE_KEY_RE.search(array.group(1)) is None and _ONE_ANSWER_KEY_RE.match(array.group(1)) is None:
+            continue
+        lo, hi = array.span(2)
+        if not any(lo <= s and e <= hi for s, e in spans):
+            continue
+        for element in _JSON_STRING_RE.finditer(r.text, lo, hi):
+            es, ee = element.span(1)
+            if not any(es <= s and e <= ee for s, e in spans) and offered(element.group(1)):
+                return True
     return False
 
 
@@ -468,6 +514,8 @@ def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tup
             lo, hi = (end, s) if s >= end else (e, start)
             if hi - lo > 60 or _TITLE_GAP_RE.fullmatch(text, lo, hi) is None:
                 continue
+            if "|" in text[lo:hi] and column_field(text, s) not in (None, "title"):
+                continue  # a table's cell under another field's column ("| Title | First author |")
             label = _LABEL_AT_RE.search(text, lo, s + 40)
             if label is not None and label.start() > s:
                 label = None
@@ -521,7 +569,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer) or _may_be_side_by_side(r, committed) and (
+        if rivals or _listed_rival(r, committed, _title_offer, "title") or _may_be_side_by_side(r, committed) and (
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -671,19 +719,193 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     return bool(name_tokens(element, exclude, 1))
 
 
-def _given_names_fit(given: str, first_author: str) -> bool:
-    """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ") may be the
-    first author's (``first_author`` as arXiv lists it): when the word right before the surname is an initial,
-    some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow", "J. Goodfellow" and
-    "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names another person, as
-    "X. He" does).  A whole given word right before the surname is not read: it may be a given name in another
-    form ("Tom" for Tomas) or the end of a title written right before the name ("... Language Models
-    Radford").  One rule for every author."""
+def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool:
+    """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ", "Pavel ") may
+    be the first author's (``first_author`` as arXiv lists it).  When the word right before the surname is an
+    initial, some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow",
+    "J. Goodfellow" and "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names
+    another person, as "X. He" does).  A whole given name is compared by its initial (:func:`_given_word_fits`):
+    "Pavel Mikolov", "Noam Brown", "Xiaodong He" name other people.  One rule for every author."""
     words = given.split()
-    if not words or len(words[-1].rstrip(".")) != 1:
+    if not words:
         return True
+    if len(words[-1].rstrip(".")) != 1:
+        return _given_word_fits(words, first_author, upper)
+    if words[-1][0].casefold() == first_author[:1].casefold():
+        return True  # "... A Survey L. Ouyang": the name starts at the author's first initial
     initials = {word[0].casefold() for word in first_author.split()[:-1]}
-    return any(word[0].casefold() in initials for word in words)
+    return any(word[0].casefold() in initials for word in words) and _given_word_fits(words, first_author, upper)
+
+
+#: The first authors' surnames of the known papers: such a word before a surname is another surname, not a
+#: given name.
+_KNOWN_SURNAMES = frozenset(p.last_name.casefold() for p in PAPERS)
+#: The words of the known papers' titles: such a word before a surname ends a title, it is no given name.
+_KNOWN_TITLE_WORDS = frozenset(w.casefold() for p in PAPERS for w in re.findall(r"[^\W\d_]+", p.title))
+
+
+def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -> bool:
+    """Whether the one whole given name among ``words`` (the words written with the surname, initials aside)
+    agrees with the first author's given name: the same initial.  APA 7 (section 9.8) cites a person by surname
+    and initials, so two citations of one surname name the same person exactly when their initials agree; a
+    whole given name is read through its initial, which also leaves nickname and spelling forms alone ("Tom
+    Brown", "Durk Kingma", "Thomas Mikolov").  Read only when it is one word shaped as a given name (capital,
+    then lower-case letters: not "ResNet", not an acronym; all capitals when the surname is too, ``upper``:
+    "PAVEL MIKOLOV"): two or more whole
+    words may end a title written right before the name ("... Generative Pre-Training Radford"), so they are
+    not read, and neither is a known paper's first-author surname ("Hinton Mikolov") or a word of a known
+    paper's title ("... You All Is Attention Goodfellow")."""
+    whole = [w for w in words if len(w.rstrip(".")) > 1]
+    if len(whole) != 1:
+        return True
+    word = whole[0]
+    if word.casefold() in _KNOWN_SURNAMES or word.casefold() in _KNOWN_TITLE_WORDS:
+        return True  # "Hinton Mikolov", "... Is Attention Goodfellow": a surname or a title's word, no given name
+    rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
+    if not (word[:1].isupper() and (rest.islower() or upper and rest.isupper())):
+        return True
+    return word[0].casefold() == first_author[:1].casefold()
+
+
+#: After a surname, a comma and one whole given name ending the name ("Mikolov, Tomas"; not "Vaswani, Shazeer,
+#: Parmar", a list): the reference form "Surname, Given name".
+_GIVEN_AFTER_RE = re.compile(
+    r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?=[ \t]*(?:[.;)\n]|\Z|(?-i:[A-Z])\.(?![ \t]*(?-i:[A-Z]))))")
+#: The same without the comma ("Mikolov Pavel"), read only when the surname opens its line (the answer itself):
+#: the given name then ends the line or sentence.
+_GIVEN_AFTER_BARE_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)(?=[ \t*_]*(?:[.;)\n]|\Z))")
+
+
+def _another_person(m: PaperMatcher, text: str, start: int, surname_at: int, end: int) -> bool:
+    """Whether the name ``text[start:end]`` (given names from ``start``, the surname from ``surname_at``) names
+    another person than the first author: an initial after the surname that does not fit ("Vaswani, N."), a
+    given name after it that does not fit when none precedes it ("Mikolov, Pavel"; "Mikolov Pavel" as the
+    answer), or given names before it that do not fit (:func:`_given_names_fit`: "X. Vaswani", "Pavel
+    Mikolov").  A given name or initial after the surname that fits settles it ("A Survey Khattab, O.")."""
+    first_author, upper = m.paper.first_author, text[surname_at:end].isupper()
+    initial = _INITIAL_AFTER_RE.match(text, end)
+    if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None:  # (an initial then a name: the
+        return not _given_names_fit(initial.group(1) + ".", first_author)        # next author's)
+    given = _GIVEN_AFTER_RE.match(text, end)
+    if given is None and start == surname_at and _line_opens_with(text, start):  # "Mikolov Pavel" as the answer
+        given = _GIVEN_AFTER_BARE_RE.match(text, end)
+        if given is not None and not name_like(given.group(1), m.name_exclude):
+            given = None
+    if given is not None:
+        if _given_word_fits([given.group(1)], first_author, upper):
+            return False
+        if start == surname_at:
+            return True
+    return start < surname_at and not _given_names_fit(text[start:surname_at], first_author, upper)
+
+
+def _line_opens_with(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens its line (after a list marker, a label's colon, quotes or emphasis)."""
+    head = text[text.rfind("\n", 0, start) + 1:start].strip(" \t*_\"'“‘-•")
+    return not head or head.endswith(":") or head.rstrip(".)").isdigit()
+#: The capitalised word that ends a line (quotes and emphasis around it): a given name when the surname opens the
+#: next line.
+_GIVEN_LINE_RE = re.compile(r"(?<!\S)[*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?)[ \t*_\"'”’]*\Z")
+
+
+def _join_split_name(m: PaperMatcher, r: Response) -> Response:
+    """``r`` with the line break between a given name and the surname read as a space: a line that ends with a
+    capitalised word whose initial agrees with the first author's given name, right before a line that opens
+    with the surname ("Tomas\nMikolov", "Tomas\r\nMikolov", "The first author is Tomas\nMikolov."), is one
+    name split over two lines, not two candidates.  Two names on two lines ("Kai Chen\nTomas Mikolov",
+    "Chen\nMikolov") stay two.  Offsets stay put (one character for one)."""
+    text, cuts = r.text, []
+    for start, _ in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if start < 2 or text[start - 1] != "\n":
+            continue
+        line = text.rfind("\n", 0, start - 1) + 1
+        given = _GIVEN_LINE_RE.search(text, max(line, start - 41), start - 1)
+        word = given.group(1) if given is not None else ""
+        if word and name_like(word, m.name_exclude) and word[0].casefold() == m.paper.first_author[:1].casefold() \
+                and word.casefold() not in _KNOWN_TITLE_WORDS and word.casefold() not in _KNOWN_SURNAMES:
+            cuts.append(start - 1)
+    if not cuts:
+        return r
+    chars = list(text)
+    for at in cuts:
+        chars[at] = " "
+    return Response("".join(chars), r.raw, r.echoed, r.truncated)
+
+
+#: A numbered or bulleted list item's marker at a line's start (group 1: the number).
+_ITEM_MARKER_RE = re.compile(r"[ \t]*(?:\(?([0-9]{1,2})[.)]|[-*•+])[ \t]+[*_\"'“‘]*")
+#: A heading that introduces the authors in their order ("Author order:", "Authors:", "Author list", "Byline")
+#: ...
+_ORDER_HEADING_RE = re.compile(r"\b(?:authors|author\s+(?:order|list|ordering|line)|order\s+of\s+(?:the\s+)?authors"
+                               r"|byline|author\s+positions?|position)\b", re.IGNORECASE)
+#: ... unless it offers candidates ("Possible authors:", "Candidates for first author").
+_CANDIDATE_HEADING_RE = re.compile(r"possib|candidate|option|guess|maybe|perhaps|either|could|might|alternativ"
+                                   r"|likely|first\s+author|choices", re.IGNORECASE)
+
+
+#: Given names or initials between a label and the surname ("Ashish ", "Diederik P. ").
+_GIVEN_NAMES_TAIL = r"(?:(?-i:[A-Z])[^\W\d_]*\.?[ \t]+){0,3}\Z"
+#: A label (a key of a JSON object, or before a colon at a line's start) right before a name: group 1.
+_POSITION_KEY_RE = re.compile(r"(?:^|(?<=[\n{,]))[ \t*_\"'-]*([0-9A-Za-z][\w -]{0,30}?)[ \t*_\"']*[:=][ \t*_\"']*"
+                              + _GIVEN_NAMES_TAIL)
+#: A JSON array of authors up to a name: its key (group 1) names authors, then only quoted names and commas.
+_AUTHOR_ARRAY_RE = re.compile(r"[\"']([\w -]{0,40}authors?[\w -]{0,20})[\"']\s*:\s*\[(?:\s*\"[^\"\n]*\"\s*,)*\s*\""
+                              + _GIVEN_NAMES_TAIL, re.IGNORECASE)
+
+
+def _explicit_position(text: str, start: int) -> int | None:
+    """The position an explicit ordering gives the name starting at ``start`` (given names included), or
+    ``None``: a table row labelled with a position ("| First author | X |", "| 2 | X |" in a table whose header
+    names authors), a label or key naming a place ("2nd author: X", {"second_author": "X"}), an element of a
+    JSON array of authors ({"authors": ["Y", "X"]}: its place) or an item of a list under a heading that
+    introduces the authors in order ("Author order:\n1. X\n2. Y", "Authors:\n- X\n- Y": the item's number,
+    or its place in the list).  A record lists one value per
+    field: the first place names the first author, any other place a co-author."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[line_start:start]
+    if head.lstrip().startswith("|"):
+        cells = head.split("|")
+        if len(cells) < 3 or cells[-1].strip(" *_\"'"):
+            return None  # the name is not at its cell's start
+        label = cells[-2].strip()
+        position = position_label(label)
+        if position is None or "author" in label.lower():  # "| First author | X |", "| Author 2 | X |"
+            return position
+        # "| 1 | X |": a position in a table whose header names authors ("| Position | Author |")
+        return position if "author" in text[max(0, line_start - 400):line_start].lower() else None
+    cell = head.strip()
+    if cell.endswith(":") and "author" in text[max(0, line_start - 400):line_start].lower():
+        position = position_label(cell[:-1].strip())  # "| 1 | X |" read as the key-value line "1: X"
+        if position is not None:
+            return position
+    if ":" in head or "=" in head:  # "2nd author: X", {"second_author": "X"}
+        label = _POSITION_KEY_RE.search(text, max(line_start, start - 80), start)
+        if label is not None and "author" in label.group(1).lower():
+            # a field given several values (a JSON array under it, the key repeated) holds candidates, no order
+            if "[" in text[label.end(1):start] or text.count(label.group(1)) > 1:
+                return None
+            return position_label(label.group(1).replace("_", " ").replace("-", " "))
+        array = _AUTHOR_ARRAY_RE.search(text, max(line_start, start - 400), start)
+        if array is not None and _CANDIDATE_HEADING_RE.search(array.group(1)) is None and (
+                _ONE_ANSWER_KEY_RE.match(array.group(1)) is None):  # {"first_author": [A, B]}: candidates
+            opening = text.find("[", array.start(), start)
+            return text.count('"', opening, start) // 2 + 1  # {"authors": ["X", "Y"]}: the element's place
+    marker = _ITEM_MARKER_RE.match(text, line_start, start)
+    if marker is None or marker.end() != start:
+        return None
+    # the list's heading: the nearest line above that is no item of it
+    index, end = 1, line_start - 1
+    while end > 0:
+        above = text.rfind("\n", 0, end) + 1
+        item = _ITEM_MARKER_RE.match(text, above, end)
+        if item is None:
+            heading = text[above:end]
+            if len(heading) > 80 or _ORDER_HEADING_RE.search(heading) is None or _CANDIDATE_HEADING_RE.search(
+                    heading):
+                return None
+            return int(marker.group(1)) if marker.group(1) else index
+        index, end = index + 1, above - 1
+    return None
 
 
 def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
@@ -721,20 +943,25 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
     of a few lower-case words)."""
+    if "\n" + m.author.key in r.lower:  # a line opens with the surname: it may end a split name
+        r = _join_split_name(m, r)
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
-    committed, retracted_any = [], False
+    committed, retracted_any, ordered = [], False, False
     for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+        if institution_after(text, end) or interjection(text, start, end):
+            continue  # "the Brown University library", "Ho ho ho": no person's name
         surname_at, start = start, _name_start(text, start)
-        if start < surname_at and not _given_names_fit(text[start:surname_at], m.paper.first_author):
-            continue  # "X. Vaswani": the same surname, another person
-        initial = _INITIAL_AFTER_RE.match(text, end)
-        if initial is not None and _NEXT_NAME_RE.match(text, initial.end()) is None and not _given_names_fit(
-                initial.group(1) + ".", m.paper.first_author):  # (an initial then a name: the next author's)
-            continue  # "Vaswani, N.": the same
+        if _another_person(m, text, start, surname_at, end):
+            continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
         if _listed_after_name(text, start, m.name_exclude):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
+        position = _explicit_position(text, start) if "\n" in text or "|" in text or ":" in text else None
+        if position is not None and position != 1:
+            retracted_any = True  # "Author order:\n1. Shazeer\n2. Vaswani", "| Second author | Vaswani |"
+            continue
+        ordered = ordered or position == 1
         if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):
@@ -746,7 +973,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     if committed:
         offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
             phrase)
-        if _listed_rival(r, committed, offers_name) or _names_under_listing_cue(m, r, committed):
+        if not ordered and (_listed_rival(r, committed, offers_name, "author")
+                            or _names_under_listing_cue(m, r, committed)):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"

@@ -6,8 +6,10 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   removed before grading.
 * **Refusals.** A refusal clause ("I'm sorry, I can't browse arXiv", "I don't know") is removed from the start
   of its sentence to the end of it, or up to a contrast word ("but", "however", "my best guess") after which
-  the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, a
-  knowledge cut-off, "as of 2023") are never answers.
+  the response may still commit to an answer.  Numbers labelled as metadata (a request, ticket or error id, an
+  HTTP status, a knowledge cut-off, "as of 2023") are never answers, nor are numbers given as an example of a
+  format ("e.g. 2101.00001", "such as 2019"), a copyright line ("© 2023") or in a rule of the ID scheme ("IDs
+  after April 2007 use ..."): only a number offered as the answer counts.
 * **Negations and corrections.** A candidate is retracted, and does not count, when a negator governs it
   ("not A", "isn't A", "rather than A", "instead of A"), a correction follows it ("A? No - B", "A, or rather
   B", "A, sorry, B", "A - actually no, B", "A (no, B)", "A is wrong", "A, but that is wrong").  A candidate
@@ -16,7 +18,9 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   kind starts right after it (within ``RESTATE_REACH`` characters).  For authors also a role other than
   first ("A is the second author").
 * **Hedging.** Candidates joined by an alternation ("A or B", "A / B", "A, maybe B") or listed as items of a
-  list are offered together.  A list item (or a line of a response of short lines) that reads as a sentence
+  list are offered together.  A record's labelled fields ("Title: ...", "| First author | ... |") each offer
+  a value of their own field only (:func:`item_offers` with the graded kind, :func:`table_row`).
+  A list item (or a line of a response of short lines) that reads as a sentence
   of prose offers no other candidate: "Generative Adversarial Networks" then "It introduced GANs." is one
   title and a remark on it (see :func:`prose_line`).
 
@@ -185,20 +189,27 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
-#: A label that makes the number right after it metadata, never an answer: a request/reference/ticket/error/
+#: A label that makes the number right after it metadata, never an answer: an example of a format ("e.g.",
+#: "for example", "such as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a
+#: rule of the ID scheme ("IDs after April 2007 use ..."), a request/reference/ticket/error/
 #: session/trace id or code, a knowledge or training cut-off ("my knowledge ends in", "data up to"), an "as of" /
 #: "last updated" date, a phone number ("call", "dial", "tel"), a downtime ("maintenance until").  Searched in
 #: the window before a candidate number (``$`` is the candidate's start); the label may be followed by a few
 #: linking words and by the start of the same token ("request id 7f3a-2019").
 METADATA_BEFORE_RE = re.compile(
-    r"\b(?:knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
+    r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
+    r"|(?:format|pattern)\s+(?:like|of)|timestamp|(?:ids|identifiers|numbers|an?\s+(?:arxiv\s+)?(?:id|identifier))"
+    r"\s+(?:\w+\s+)?looks?\s+like|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
+    r"|(?:arxiv\s+)?(?:ids?|identifiers?|numbers?)\s+(?:(?:issued|assigned|created|submitted|given)\s+)?"
+    r"(?:after|since|before|from|until|prior\s+to|starting(?:\s+in)?|through)"
+    r"|knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
     r"|trained\s+(?:on\s+data\s+)?(?:up\s+to|until|through)|as\s+of|(?:last\s+)?updated|try\s+again|retry"
     r"|request(?:\s+id)?|ref(?:erence)?(?:\s+(?:id|number|no\.?|code))?|ticket|error(?:\s+code)?|code|session(?:\s+id)?"
     r"|data\s+(?:up\s+to|until|through|ending)|maintenance|offline|outage|unavailable|suspended"
     r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
     r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
     r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
-    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext)"
+    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext))"
     r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|case|after|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
     re.IGNORECASE,
@@ -207,7 +218,30 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "as\nof", "my\n", "session", "trace", "incident", "case", "my ", "call", "dial",
                                    "phone", "tel",
                                    "fax", "contact", "hotline", "ext", "code", "data", "maint", "offline", "outage",
-                                   "unavail", "suspend")
+                                   "unavail", "suspend",
+                                   # examples, copyright lines, status codes, rules of the ID scheme
+                                   "e.g", "e. g", "eg.", "example", "instance", "such as", "such\nas", "copyright", "©",
+                                   "(c)", "http ", "http\n", "status", "format", "pattern", "the form", "ids",
+                                   "identifier", "id after", "id since", "id before", "id from", "id until",
+                                   "id prior", "id starting", "id through", "timestamp", "like", "number after",
+                                   "number since", "number before", "number from", "numbers after", "numbers since",
+                                   "numbers before", "numbers from")
+#: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
+#: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
+_ID_RULE_AFTER_RE = re.compile(
+    r"[\s,)]*(?:(?:on(?:wards?)?|and\s+later|or\s+later)[\s,]*)?(?:(?:new|all|modern|arxiv|the)\s+)*"
+    r"(?:ids|identifiers|id\s+numbers|numbers)\s+(?:\w+\s+)?(?:have|has|use|uses|are|follow|take|consist|contain"
+    r"|look|carry|got|switched|changed)\b")
+
+
+def id_rule_after(lower: str, end: int) -> bool:
+    """Whether the number ending at ``end`` opens a rule of the ID scheme (``_ID_RULE_AFTER_RE``), read in the
+    lower-cased text; a substring test on the 40 characters after it first."""
+    window = lower[end:end + 40]
+    return ("ids" in window or "identifiers" in window or "numbers" in window) and _ID_RULE_AFTER_RE.match(
+        lower, end, end + 60) is not None
+
+
 #: How far before a candidate a metadata label, and around it a refusal clause, is looked for.
 METADATA_WINDOW = 60
 CLAUSE_WINDOW = 300
@@ -706,15 +740,120 @@ def prose_line(item: str) -> bool:
     return any(w[:1].islower() and w not in FUNCTION_WORDS for w in words)
 
 
-def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]) -> bool:
+def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool], kind: str | None = None) -> bool:
     """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
-    quotes); a label naming another field ("Authors:", "Year:") disqualifies it, and so does an item that
-    reads as prose (:func:`prose_line`)."""
+    quotes); a label naming another field ("Authors:", "Year:"; with ``kind``, the field graded, also "First
+    author:" on a title task, "Title:" on an author task: :func:`label_field`) disqualifies it, and so does an
+    item that reads as prose (:func:`prose_line`).  A row of a table (``| label | value |``) is a record's field
+    too: its first cell is the label when it names a field or a position; a header or rule row offers nothing
+    (:func:`table_row`)."""
     item = text[span[0]:span[1]]
+    if item.lstrip().startswith("|"):
+        row = table_row(item)
+        if row is None:
+            return False
+        label, cells = row
+        if label is not None and (kind and label_field(label) not in (None, kind) or position_label(label) is None
+                                  and _field_label(label)):
+            return False  # another field's row; a position ("| 2 | X |") is an item of an author list
+        fields = table_header_fields(text, span[0]) if label is None and kind else None
+        if fields is not None:  # a row of a table with a header: only the cells under the graded field's column
+            raw = [c.strip() for c in item.strip().strip("|").split("|")]
+            if len(raw) == len(fields):
+                cells = [c for c, f in zip(raw, fields, strict=True) if c and f in (None, kind)]
+        return any(not prose_line(c) and offered(_strip_item(c)) for c in cells)
     label = _LABEL_RE.match(item)
-    if label and _field_label(label.group(1)):
+    if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
     return not prose_line(item) and offered(_strip_item(item))
+
+
+#: Words of a table's header row ("| Field | Value |", "| Position | Author |"): a row of only these (and of
+#: ``NON_CONTENT_WORDS`` and ``_FIELD_WORDS``) offers nothing.
+_HEADER_WORDS = frozenset("field fields value values key keys position rank order # no no. item attribute property "
+                          "role detail details info entry".split())
+#: A cell that labels a position in an author list: "1", "#1", "1st", "First author", "Author 2", "Second".
+_POSITION_LABEL_RE = re.compile(
+    r"[*_ ]*(?:#|no\.?\s*)?(?:([0-9]{1,2})(?:st|nd|rd|th)?\.?(?:\s+author)?|author\s*#?\s*([0-9]{1,2})"
+    r"|(first|second|third|fourth|fifth|sixth|last)(?:\s+author)?)[*_ ]*", re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": 99}
+
+
+def position_label(cell: str) -> int | None:
+    """The position an author-list label names ("1", "#2", "1st", "First author", "Author 3"), or ``None``."""
+    m = _POSITION_LABEL_RE.fullmatch(cell)
+    if m is None:
+        return None
+    return int(m.group(1) or m.group(2)) if m.group(3) is None else _ORDINALS[m.group(3).lower()]
+
+
+def table_row(row: str) -> tuple[str | None, list[str]] | None:
+    """A markdown table row read as a record's field: ``(label, value cells)``, where the label is the first
+    cell when it names a field (:func:`label_field`, ``_field_label``) or a position (:func:`position_label`),
+    else ``None`` and every cell is a value; ``None`` for a rule row ("|---|---|") or a header row (only
+    header, field or meta words: "| Field | Value |", "| Position | Author |")."""
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    cells = [c for c in cells if c]
+    words = [w.lower() for c in cells for w in _WORD_RE.findall(c)]
+    if not words or all(w in _HEADER_WORDS or w in NON_CONTENT_WORDS or w in _FIELD_WORDS for w in words) or all(
+            not c.strip(":-*_ ") or c.strip() == "#" for c in cells):
+        return None
+    if len(cells) >= 2 and (label_field(cells[0]) or _field_label(cells[0]) or position_label(cells[0])):
+        return cells[0], cells[1:]
+    return None, cells
+
+
+def table_header_fields(text: str, at: int) -> list[str | None] | None:
+    """The field each column's header names (:func:`label_field`) for the table row holding offset ``at``, or
+    ``None`` when ``at`` is on no table row below a header (the header is the table's first row)."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if not text[line_start:line_start + 8].lstrip().startswith("|"):
+        return None
+    top = line_start
+    while top > 0:
+        above = text.rfind("\n", 0, top - 1) + 1
+        if not text[above:above + 8].lstrip().startswith("|"):
+            break
+        top = above
+    if top == line_start:
+        return None
+    end = text.find("\n", top)
+    header = text[top:end if end >= 0 else len(text)]
+    return [label_field(c) for c in header.strip().strip("|").split("|")]
+
+
+def column_field(text: str, at: int) -> str | None:
+    """The field named by the header of the table column holding offset ``at`` ("| Title | First author |"
+    over "| X | Y |": Y is under "author"), or ``None``."""
+    fields = table_header_fields(text, at)
+    if fields is None:
+        return None
+    line_start = text.rfind("\n", 0, at) + 1
+    column = text.count("|", line_start, at) - (0 if text[line_start:at].lstrip()[:1] != "|" else 1)
+    return fields[column] if 0 <= column < len(fields) else None
+
+
+#: Words of a field's label beyond the meta vocabulary: positions and the key words of records.
+_LABEL_FIELD_WORDS = frozenset("1st 2nd 3rd 4th 5th fourth fifth sixth lead main primary surname writer identifier "
+                               "- # no no.".split())
+
+
+def label_field(label: str) -> str | None:
+    """The field of a paper a record's label names: "author" ("First author", "first_author", "Name", "By"),
+    "title" ("Title", "Paper"), "year" ("Year", "Date", "Published") or "id" ("arXiv ID", "Identifier"), when
+    every word of it is a field's or a meta word; else ``None`` ("Answer", "Option 2", "Edward - arXiv")."""
+    words = set(label.lower().replace("_", " ").replace("-", " ").strip("*_ ").split())
+    if not all(w in NON_NAME_WORDS or w in _FIELD_WORDS or w in _LABEL_FIELD_WORDS or w.isdigit() for w in words):
+        return None  # "Edward - arXiv": a name, not a field's label
+    if words & {"author", "authors", "name", "names", "by", "writer", "surname"}:
+        return "author"
+    if words & {"title", "paper"}:
+        return "title"
+    if words & {"year", "date", "published", "submitted"}:
+        return "year"
+    if words & {"id", "identifier", "arxiv", "number"}:
+        return "id"
+    return None
 
 
 #: Labels of a paper's other fields, beyond the meta vocabulary of ``NON_CONTENT_WORDS`` ("Authors:", "Year:").
@@ -818,6 +957,8 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
     word = text[start:end]
     if word.endswith(("'s", "’s")) or _POSSESSIVE_NEXT_RE.match(text, end):
         return False  # "in Yoshua Bengio's lab": a person's
+    if institution_after(text, end):
+        return True  # "the Brown University library"
     if 2 <= len(word) <= 5 and word.isupper() and not (_CAPS_NEIGHBOUR_RE.match(text, end) or _CAPS_BEFORE_RE.search(
             text, max(0, start - 30), start)):
         return True  # an acronym, unless beside another word in capitals ("KAIMING HE")
@@ -836,6 +977,49 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
         return True  # "Microsoft Research Asia": an organisation's name goes on
     return len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
         previous == previous.rstrip(",.;:"))  # "in San Francisco"
+
+
+#: A word naming an institution right after a capitalised word makes that word part of its name ("Brown
+#: University", "Stanford Library", "Courant Institute"), not a person's name.
+_INSTITUTION_AFTER_RE = re.compile(
+    r"[ \t]+(?-i:University|College|Institute|Library|Libraries|School|Hospital|Museum|Foundation|Laboratory"
+    r"|Laboratories|Lab|Labs|Center|Centre|Department|Dept|Academy|Observatory|Press|Corporation|Corp|Inc"
+    r"|Company|Society)\b")
+
+
+def institution_after(text: str, end: int) -> bool:
+    """Whether a word naming an institution (``_INSTITUTION_AFTER_RE``) follows the word ending at ``end``."""
+    return end < len(text) and text[end] in " \t" and _INSTITUTION_AFTER_RE.match(text, end) is not None
+
+
+#: A word repeated next to itself in another case ("Ho ho ho", "Ha ha"): laughter or an interjection, not a name.
+_REPEATED_RE = re.compile(r"[ \t,]+([^\W\d_]+)")
+_REPEATED_BEFORE_RE = re.compile(r"(?<![^\W_])([^\W\d_]+)[ \t,]+\Z")
+
+
+def interjection(text: str, start: int, end: int) -> bool:
+    """Whether the short word ``text[start:end]`` (four letters at most) stands in a run of itself (case
+    ignored) that is three words long or mixes cases ("Ho ho ho, I have no idea!", "Ha ha"): an interjection,
+    not a name ("Wei Wei", twice capitalised, stays a name)."""
+    word = text[start:end]
+    lowered, run, cased = word.lower(), 1, False
+    if len(word) > 4:
+        return False  # laughter and interjections are short words ("Ho", "Ha", "Heh"); "khattab, Khattab" is a name
+    if text[max(0, start - len(word) - 3):end + len(word) + 3].lower().count(lowered) < 2:
+        return False  # the usual case: no repeat nearby (one slice, one count)
+    pos = end
+    for _ in range(2):
+        after = _REPEATED_RE.match(text, pos, pos + 40)
+        if after is None or after.group(1).lower() != lowered:
+            break
+        run, cased, pos = run + 1, cased or after.group(1) != word, after.end()
+    pos = start
+    for _ in range(2):
+        before = _REPEATED_BEFORE_RE.search(text, max(0, pos - 40), pos)
+        if before is None or before.group(1).lower() != lowered:
+            break
+        run, cased, pos = run + 1, cased or before.group(1) != word, before.start()
+    return run >= 3 or cased
 
 
 _POSSESSIVE_NEXT_RE = re.compile(r"[ \t]+(?-i:[A-Z])[^\W_]*['’]s\b")
@@ -871,6 +1055,11 @@ def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) ->
     return opens and _ALONE_AFTER_RE.match(text, end) is not None
 
 
+#: Function words that are also common surnames ("X. He", "Y. So"): after an initial they name someone; other
+#: function words never do ("A. For.", "A. That.").
+_SURNAME_FUNCTION_WORDS = frozenset("he so may will more most long little an do".split()) & FUNCTION_WORDS
+
+
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 counts: Callable[[int, int], bool] | None = None) -> list[str]:
     """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words placed as a name
@@ -882,9 +1071,11 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         if name_like(match.group(), exclude):
             if not _placed_as_name(text, match.start(), match.end(), exclude):
                 continue
-        elif match.group().lower() not in FUNCTION_WORDS or _INITIAL_BEFORE_RE.search(
-                text, max(0, match.start() - 4), match.start()) is None:
-            continue  # a surname that is also a function word names someone after an initial ("X. He")
+        elif match.group().lower() not in _SURNAME_FUNCTION_WORDS or (
+                _INITIAL_BEFORE_RE.search(text, max(0, match.start() - 4), match.start()) is None):
+            continue  # a surname that is also a function word names someone after an initial ("X. He"; not "A. For")
+        if interjection(text, match.start(), match.end()):
+            continue  # "Ho ho ho": laughter
         if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
             names.append(match.group())
             if len(names) >= limit:
@@ -968,8 +1159,9 @@ class Response:
             return False  # "I can't look that up. It proposed Multi-Head Attention": background, not an answer
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
-            if _has_metadata_key(lower[lo:start]):
-                return _METADATA_BEFORE.search(self, lo, start) is None
+            if _has_metadata_key(lower[lo:start]) and _METADATA_BEFORE.search(self, lo, start) is not None:
+                return False
+            return not id_rule_after(lower, end)
         return True
 
     def in_refusal(self, start: int, end: int) -> bool:
@@ -1265,13 +1457,59 @@ def _placeholder_words(inside: str) -> bool:
 _has_placeholder_key = contains_any(("[", "<", "{", "xx", "yymm", "??", "##", "nnnn", "yyyy", "~~"))
 #: Markdown strikethrough: deleted text.
 _STRUCK_RE = re.compile(r"~~[^~\n]{1,300}~~")
+#: A name-shaped placeholder: the stand-in names of legal and template use ("John Doe", "Jane Doe", "Richard Roe",
+#: "Doe, J."), the template's own words ("Firstname Lastname", "Given-name Surname", "Author Name", "Some Author")
+#: the names of nobody ("Anonymous", "Anon.", "Unknown Author", "A. N. Other") and filler text ("Lorem Ipsum",
+#: "Foo Bar").
+_PLACEHOLDER_NAME_RE = re.compile(
+    r"\b(?:(?:john|jane|joe|janie|johnny|richard|mary|j\.)\s+(?:[a-z]\.\s+)?(?:doe|roe)\b"
+    r"|(?:doe|roe),?\s+(?:john|jane|j\.)(?![\w.])"
+    r"|(?:first|given|author)[\s_-]?names?(?:\s*[,/]?\s*|[\s_-]?)(?:last|family|sur)[\s_-]?names?\b"
+    r"|(?:last|family|sur)[\s_-]?names?\s*[,/]?\s*(?:first|given)[\s_-]?names?\b"
+    r"|(?:some|an|the|unknown|anonymous)\s+(?:author|authors|person|researcher)\b|author[\s_-]names?\b"
+    r"|anonymous(?:\s+et\.?\s+al\b)?|anon\.|a\.\s*n\.\s*other\b|(?:doe|roe)(?=\s+et\.?\s+al\b)"
+    r"|names?\s+surnames?\b|(?:last|family|sur)[\s_-]?names?,?\s+[a-z]\.(?![a-z])|lorem\s+ipsum(?:\s+dolor(?:\s+sit(?:\s+amet)?)?)?\b"
+    r"|foo\s+bar(?:\s+baz)?\b)",
+    re.IGNORECASE,
+)
+
+
+def _ends_word(lower: str, key: str) -> bool:
+    """Whether ``key`` occurs in ``lower`` at a word's end ("doe" in "john doe**", not in "does")."""
+    i = lower.find(key)
+    while i >= 0:
+        after = i + len(key)
+        if after == len(lower) or not lower[after].isalpha():
+            return True
+        i = lower.find(key, i + 1)
+    return False
+
+_has_name_key = contains_any(("firstname", "first name", "first_name", "first-name", "lastname", "surname",
+                              "given name", "given-name", "given_name", "last name", "family name", "author name",
+                              "author_name", "author-name"))
+
+
+def _may_hold_placeholder_name(lower: str) -> bool:
+    """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: a few substring tests,
+    the specific ones only after a short key that each of them holds ("doe", "name", ...)."""
+    if ("doe" in lower or "roe" in lower) and (_ends_word(lower, "doe") or _ends_word(lower, "roe")):
+        return True
+    if "name" in lower and _has_name_key(lower):
+        return True
+    if "anon" in lower or "lorem" in lower or "foo bar" in lower:
+        return True
+    return "other" in lower and ("n. other" in lower or "n.other" in lower) or (
+        "author" in lower and ("some author" in lower or "unknown author" in lower))
 
 
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
-    "<author>", "{first_author}", "[Insert title here]") or a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
-    "???").  Substring tests first: most responses hold neither brackets nor masks."""
+    "<author>", "{first_author}", "[Insert title here]"), a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
+    "???") or a name-shaped placeholder (``_PLACEHOLDER_NAME_RE``: "John Doe", "Firstname Lastname",
+    "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names."""
     spans: list[tuple[int, int]] = []
+    if _may_hold_placeholder_name(lower):
+        spans += [m.span() for m in _PLACEHOLDER_NAME_RE.finditer(text)]
     if not _has_placeholder_key(lower):
         return spans
     if "[" in text or "<" in text or "{" in text:
@@ -1376,7 +1614,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     for echo in echoes:
         if echo.key in lower:  # the usual case is no echo: skip the call
             spans += echo.spans(text, lower)
-    placeholders = [] if plain else placeholder_spans(text, lower)
+    # name-shaped placeholders ("John Doe") are plain text: their own cheap test
+    placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
     if placeholders or spans:
         text = blank(text, spans + placeholders)
         lower = text.lower()

@@ -70,7 +70,9 @@ NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "ticket request reference error session trace incident case code cut-off cutoff update updated "
     "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
     "neurips nips icml iclr cvpr "
-    "acl emnlp pytorch tensorflow transformer transformers".split())
+    "acl emnlp pytorch tensorflow transformer transformers "
+    # greetings and seasons' wishes ("Merry Christmas! I don't know.")
+    "merry christmas xmas holidays holiday greetings cheers goodbye bye welcome congratulations".split())
 
 _NON_ALNUM_RE = re.compile(r"[\W_]+")
 _WS_RE = re.compile(r"\s+")
