@@ -1210,7 +1210,7 @@ class Response:
 
     def refused(self) -> bool:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
-        return self.may_refuse() and _REFUSAL.search(self, 0, len(self.text)) is not None
+        return self.may_refuse() and keyed_any(self, _REFUSAL, _REFUSAL_KEYS, REFUSAL_RE)
 
 
 #: Right before a title or a name, what offers it as the answer: a copula or attribution ("it's", "is", "by",
@@ -1266,8 +1266,9 @@ RETRACT_ALL_RE = re.compile(
     re.IGNORECASE,
 )
 _RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant", "correct", "second\nthought",
-                                  "second thought", "take", "answer", "wrong", "edit", "update", "revised",
-                                  "reflection", "thought", "thinking")
+                                  "second thought", "take", "right answer", "right\nanswer", "actual answer",
+                                  "actual\nanswer", "real answer", "real\nanswer", "true answer", "true\nanswer",
+                                  "wrong", "edit", "update", "revised", "reflection", "thought", "thinking")
 #: A concession: what the clause holding it says is what others say, not the answer ("You might see A cited",
 #: "Some say A", "A is usually credited", "A is a common misconception", "Neither A nor B").
 CONCESSION_RE = re.compile(
@@ -1305,6 +1306,7 @@ _CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)
 _ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
 _CONCESSION = CaseFree(CONCESSION_RE)
 _has_retract_key = contains_any(_RETRACT_KEYS)
+_RETRACT_ALL = CaseFree(RETRACT_ALL_RE)
 _has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
 _has_concession_key = contains_any(_CONCESSION_KEYS)
 
@@ -1339,11 +1341,10 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     the next line when the marker ends its own): the lines after it are remarks ("(I first considered A.)")."""
     if not _has_retract_key(r.lower):
         return []
-    last = None
-    for last in RETRACT_ALL_RE.finditer(r.text):  # noqa: B007 - the last one counts
-        pass
-    if last is None:
+    found = keyed_matches(r, _RETRACT_ALL, _RETRACT_KEYS, RETRACT_ALL_RE)
+    if not found:
         return []
+    last = found[-1]
     spans = [(0, last.start())] if last.start() else []
     if last.group().lower().endswith(("answer", "final")):  # "Final answer: B" is B's line; what follows: remarks
         text = r.text
@@ -1355,21 +1356,77 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     return spans
 
 
+def _keyed_hits(r: Response, pattern: CaseFree, keys: Iterable[str], before: int,
+                after: int) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` near the occurrences of ``keys`` (see :func:`keyed_matches`), as found (a start
+    may come twice); ``r.lower`` and ``r.text`` have the same length."""
+    lower = r.lower
+    twin = pattern.twin if r.ascii else pattern.pattern
+    subject = lower if r.ascii else r.text
+    n = len(lower)
+    for key in keys:
+        i = lower.find(key)
+        while i >= 0:
+            hit = twin.search(subject, i - before if i > before else 0, min(n, i + len(key) + after))
+            if hit is not None:
+                full = twin.match(subject, hit.start())
+                if full is not None:
+                    yield full
+            i = lower.find(key, i + len(key))
+
+
+def keyed_matches(r: Response, pattern: CaseFree, keys: Iterable[str], whole: re.Pattern[str],
+                  before: int = 40, after: int = 80) -> list[re.Match[str]]:
+    """The matches of ``whole`` in ``r.text``, in order of their starts, searched only in windows around the
+    occurrences of ``keys`` in ``r.lower`` (every match of the pattern holds a key, at most ``before`` characters
+    after its start and ``after`` before its end; a whole-text search costs a pass of a case-insensitive,
+    branch-first pattern over every character, a key occurs in a few places).  A match in a window is taken only
+    when the pattern also matches there in the whole text (the window's end cuts lookaheads short).  Falls back to
+    ``whole.finditer`` when lower-casing changed the text's length."""
+    if len(r.lower) != len(r.text):
+        return list(whole.finditer(r.text))
+    found: dict[int, re.Match[str]] = {}
+    for hit in _keyed_hits(r, pattern, keys, before, after):
+        found.setdefault(hit.start(), hit)
+    return [found[k] for k in sorted(found)]
+
+
+def keyed_any(r: Response, pattern: CaseFree, keys: Iterable[str], whole: re.Pattern[str],
+              before: int = 40, after: int = 80) -> bool:
+    """Whether :func:`keyed_matches` finds any match (stops at the first)."""
+    if len(r.lower) != len(r.text):
+        return whole.search(r.text) is not None
+    return next(_keyed_hits(r, pattern, keys, before, after), None) is not None
+
+
 def _concession_cues(r: Response) -> list[re.Match[str]]:
-    """The matches of ``CONCESSION_RE``, in order, searched only in windows around its keys (a whole-text search
-    costs a pass of the pattern over every character; a key occurs in a few places)."""
+    """The matches of ``CONCESSION_RE``, in order, tried only at the words its alternatives start with
+    (``_CONCESSION_FIRST_WORDS``), each by an anchored match: a whole-text search costs a pass of the
+    case-insensitive, branch-first pattern over every character."""
     lower, text = r.lower, r.text
     if len(lower) != len(text):
         return list(CONCESSION_RE.finditer(text))
+    twin = _CONCESSION.twin if r.ascii else CONCESSION_RE
+    subject = lower if r.ascii else text
     found: dict[int, re.Match[str]] = {}
-    for key in _CONCESSION_KEYS:
-        i = lower.find(key)
+    for word in _CONCESSION_FIRST_WORDS:
+        i = lower.find(word)
         while i >= 0:
-            cue = _CONCESSION.search(r, max(0, i - 24), min(len(text), i + 80))
-            if cue is not None:
-                found.setdefault(cue.start(), cue)
-            i = lower.find(key, i + len(key))
+            if (i == 0 or not (lower[i - 1].isalnum() or lower[i - 1] == "_")) and i not in found:
+                cue = twin.match(subject, i)
+                if cue is not None:
+                    found[i] = cue
+            i = lower.find(word, i + 1)
     return [found[k] for k in sorted(found)]
+
+
+#: The first words of ``CONCESSION_RE``'s alternatives: every match starts with one, at a word's start.
+_CONCESSION_FIRST_WORDS: tuple[str, ...] = (
+    "you", "many", "most", "some", "several", "other", "natural", "obvious", "tempting", "easy", "understandable",
+    "typical", "usual", "often", "common", "sometimes", "frequent", "widely", "mistaken", "wrong", "incorrect",
+    "erroneous", "popular", "occasional", "general", "widespread", "people", "neither", "it's", "it’s", "its",
+    "might", "may",
+    "contrary", "despite")
 
 
 def concession_spans(r: Response) -> list[tuple[int, int]]:
@@ -1542,6 +1599,45 @@ _JSON_ARRAY_RE = re.compile(r"\b" + _ONE_ANSWER_KEYS + r"[\"']?\s*[:=]\s*\[([^\[
 _INLINE_SEPARATORS: tuple[str, ...] = (" | ", " • ", " · ")
 
 
+_OPTION_WORDS: tuple[str, ...] = ("option", "candidate", "choice", "alternative", "possibility")
+
+
+def _inline_marks(text: str) -> list[re.Match[str]]:
+    """The matches of ``_INLINE_ENUMERATOR_RE`` in ``text`` in order, tried only where one can be: ending at a
+    ")" (at most five characters before it), at a digit before ". ", at an option word.  The same matches as a
+    ``finditer`` (they cannot overlap), without running the branch-first pattern at every letter a-h of a long
+    answer."""
+    found: dict[int, re.Match[str]] = {}
+    match = _INLINE_ENUMERATOR_RE.match
+    i = text.find(")")
+    while i >= 0:
+        for j in range(i - 5 if i > 5 else 0, i):
+            m = match(text, j)
+            if m is not None and m.end() == i + 1:
+                found.setdefault(j, m)
+                break
+        i = text.find(")", i + 1)
+    i = text.find(". ")
+    while i >= 1:
+        if text[i - 1] in "123456789":
+            m = match(text, i - 1)
+            if m is not None:
+                found.setdefault(i - 1, m)
+        i = text.find(". ", i + 1)
+    lower = text.lower()
+    if len(lower) == len(text):
+        for word in _OPTION_WORDS:
+            i = lower.find(word)
+            while i >= 0:
+                m = match(text, i)
+                if m is not None:
+                    found.setdefault(i, m)
+                i = lower.find(word, i + 1)
+    else:
+        found.update((m.start(), m) for m in _INLINE_ENUMERATOR_RE.finditer(text) if m.start() not in found)
+    return [found[k] for k in sorted(found)]
+
+
 def one_item_per_line(text: str) -> str:
     """``text`` with the candidates of a layout each on a line of its own (same length, so offsets stay): items
     of an inline enumeration ("(1) A (2) B", "Option A: ... Option B: ..."), XML elements ("<title>A</title>
@@ -1549,7 +1645,7 @@ def one_item_per_line(text: str) -> str:
     answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
     several candidates so laid out are hedging."""
     if text.count(")") >= 2 or "2. " in text or ":" in text and _has_option_word(text):
-        marks = [m for m in _INLINE_ENUMERATOR_RE.finditer(text) if m.start() == 0 or text[m.start() - 1].isspace()]
+        marks = [m for m in _inline_marks(text) if m.start() == 0 or text[m.start() - 1].isspace()]
         if len({(m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower() for m in marks}) >= 2:
             chars = list(text)
             for m in marks:
