@@ -1330,14 +1330,20 @@ RETRACTIONS = (
 )
 
 
-@pytest.mark.parametrize("task_id", KIND_TASKS)
-@pytest.mark.parametrize("form", RETRACTIONS)
-def test_a_retraction_grades_the_final_answer(task_id: str, form: str) -> None:
+def assert_b_is_graded(task_id: str, form: str) -> None:
+    """``form`` with another paper's answers as {A}, {A2} and the right one as {B} is correct; with the right one
+    as {A} and another as {B}, confidently wrong: the answer committed to, {B}, is what is graded."""
     task = TASKS[task_id]
     right, wrong, wrong2 = task.answer, other_answer(task, 2), other_answer(task, 5)
     assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
     g = grade(task_id, form.format(A=right, A2=wrong2, B=wrong))
     assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+
+
+@pytest.mark.parametrize("task_id", KIND_TASKS)
+@pytest.mark.parametrize("form", RETRACTIONS)
+def test_a_retraction_grades_the_final_answer(task_id: str, form: str) -> None:
+    assert_b_is_graded(task_id, form)
 
 
 @settings(max_examples=60, deadline=None)
@@ -1371,11 +1377,7 @@ CONCESSIONS = (
 @pytest.mark.parametrize("task_id", KIND_TASKS)
 @pytest.mark.parametrize("form", CONCESSIONS)
 def test_a_concession_grades_the_claim(task_id: str, form: str) -> None:
-    task = TASKS[task_id]
-    right, wrong, wrong2 = task.answer, other_answer(task, 2), other_answer(task, 5)
-    assert grade(task_id, form.format(A=wrong, A2=wrong2, B=right)).composite == 1.0
-    g = grade(task_id, form.format(A=right, A2=wrong2, B=wrong))
-    assert (g.correctness, g.well_formed) == (0.0, 1.0), g.feedback
+    assert_b_is_graded(task_id, form)
 
 
 def test_a_concession_without_a_claim_is_not_dropped() -> None:
@@ -1707,7 +1709,8 @@ def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float
     assert grade("1301.3781/author", output).composite == composite, output
 
 
-@pytest.mark.parametrize(("task_id", "output"), [
+#: Class 3: numbers in refusals and error messages (format examples, copyright lines, error codes).
+NUMBERS_IN_REFUSALS = [
     ("1706.03762/id", "I can't browse arXiv; IDs look like e.g. 2101.00001."),
     ("1706.03762/id", "I'm sorry, I don't know. The format is for example 1234.56789."),
     ("1706.03762/id", "Sorry, I can't look it up. An ID has the form 2101.00001 (version suffix optional)."),
@@ -1722,10 +1725,7 @@ def test_a_line_break_inside_a_name_keeps_one_name(output: str, composite: float
     ("1706.03762/year", "I can't check. Since 2015, arXiv IDs have five digits after the dot."),
     ("1706.03762/year", "Error: upstream timeout. Timestamp: 2024-05-01T12:00:00Z"),
     ("1706.03762/year", "Copyright (c) 2014 Example Inc. All rights reserved."),
-])
-def test_numbers_in_refusals_and_error_messages_are_no_answers(task_id: str, output: str) -> None:
-    g = grade(task_id, output)
-    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+]
 
 
 @pytest.mark.parametrize(("task_id", "output", "composite"), [
@@ -1752,7 +1752,8 @@ def test_property_example_and_copyright_numbers_are_no_answers(number: str, labe
     assert (g.composite, g.well_formed) == (0.0, 0.0)
 
 
-@pytest.mark.parametrize(("task_id", "output"), [
+#: Class 4: name-shaped placeholders and non-names (institutions, laughter, greetings).
+NAME_PLACEHOLDERS = [
     ("1706.03762/author", "John Doe"), ("1706.03762/author", "Jane Doe et al."),
     ("1706.03762/author", "The first author is John Q. Doe."), ("1706.03762/author", "Doe, J."),
     ("1706.03762/author", "Firstname Lastname"), ("1706.03762/author", "First author: Given-name Surname"),
@@ -1765,8 +1766,11 @@ def test_property_example_and_copyright_numbers_are_no_answers(number: str, labe
     ("1706.03762/author", "Doe et al."), ("1706.03762/author", "Name Surname"), ("1706.03762/author", "Lastname, F."),
     ("1706.03762/author", "Lorem Ipsum"), ("1706.03762/author", "Foo Bar"),
     ("1706.03762/author", "Merry Christmas! I don't know."),
-])
-def test_name_shaped_placeholders_and_non_names_are_evasive(task_id: str, output: str) -> None:
+]
+
+
+@pytest.mark.parametrize(("task_id", "output"), NUMBERS_IN_REFUSALS + NAME_PLACEHOLDERS)
+def test_numbers_in_refusals_and_name_placeholders_are_no_answers(task_id: str, output: str) -> None:
     g = grade(task_id, output)
     assert (g.composite, g.well_formed) == (0.0, 0.0), output
 
