@@ -1500,6 +1500,25 @@ _PLACEHOLDER_WORDS = frozenset("insert enter fill here your placeholder blank to
                                "surname lastname firstname fullname value field".split())
 
 
+def _bracketed(text: str) -> list[re.Match[str]]:
+    """``list(_BRACKETED_RE.finditer(text))``, matched only at the offsets of "[", "<" and "{" (where every match
+    starts): a search of the branch-first pattern tries every character of a long answer."""
+    starts = []
+    for c in "[<{":
+        i = text.find(c)
+        while i >= 0:
+            starts.append(i)
+            i = text.find(c, i + 1)
+    out, pos, match = [], 0, _BRACKETED_RE.match
+    for i in sorted(starts):
+        if i >= pos:
+            m = match(text, i)
+            if m is not None:
+                out.append(m)
+                pos = m.end()
+    return out
+
+
 def _placeholder_words(inside: str) -> bool:
     """Whether the inside of a bracketed span is a placeholder: its words are all words that are never a name or
     placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE")."""
@@ -1510,8 +1529,6 @@ def _placeholder_words(inside: str) -> bool:
         "_" in inside and inside.strip().isupper())
 
 
-#: (on the lower case)
-_has_placeholder_key = contains_any(("[", "<", "{", "xx", "yymm", "??", "##", "nnnn", "yyyy", "~~"))
 #: Markdown strikethrough: deleted text.
 _STRUCK_RE = re.compile(r"~~[^~\n]{1,300}~~")
 #: A name-shaped placeholder: the stand-in names of legal and template use ("John Doe", "Jane Doe", "Richard Roe",
@@ -1541,22 +1558,34 @@ def _ends_word(lower: str, key: str) -> bool:
         i = lower.find(key, i + 1)
     return False
 
-_has_name_key = contains_any(("firstname", "first name", "first_name", "first-name", "lastname", "surname",
-                              "given name", "given-name", "given_name", "last name", "family name", "author name",
-                              "author_name", "author-name"))
+#: What comes right before "name" in each name key of :data:`_PLACEHOLDER_NAME_RE` ("firstname", "first name",
+#: "surname", "author_name", ...): a key occurs exactly when an occurrence of "name" follows one of these.
+_NAME_KEY_PREFIXES: tuple[str, ...] = ("first", "first ", "first_", "first-", "last", "sur", "given ", "given-",
+                                       "given_", "last ", "family ", "author ", "author_", "author-")
+
+
+def _follows(lower: str, word: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether an occurrence of ``word`` in ``lower`` follows one of ``prefixes`` (so ``prefix + word`` occurs):
+    one scan for ``word`` (an answer holds it a few times) instead of one per longer key."""
+    i = lower.find(word)
+    while i >= 0:
+        if lower.endswith(prefixes, 0, i):
+            return True
+        i = lower.find(word, i + 1)
+    return False
 
 
 def _may_hold_placeholder_name(lower: str) -> bool:
     """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: a few substring tests,
-    the specific ones only after a short key that each of them holds ("doe", "name", ...)."""
+    the specific ones only after a short key that each of them holds ("doe", "name", ...), read at that key's
+    occurrences."""
     if ("doe" in lower or "roe" in lower) and (_ends_word(lower, "doe") or _ends_word(lower, "roe")):
         return True
-    if "name" in lower and _has_name_key(lower):
+    if "name" in lower and _follows(lower, "name", _NAME_KEY_PREFIXES):
         return True
     if "anon" in lower or "lorem" in lower or "foo bar" in lower:
         return True
-    return "other" in lower and ("n. other" in lower or "n.other" in lower) or (
-        "author" in lower and ("some author" in lower or "unknown author" in lower))
+    return _follows(lower, "other", ("n. ", "n.")) or _follows(lower, "author", ("some ", "unknown "))
 
 
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
@@ -1567,8 +1596,19 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     if _may_hold_placeholder_name(lower):
         spans += [m.span() for m in _PLACEHOLDER_NAME_RE.finditer(text)]
-    if not _has_placeholder_key(lower):
-        return spans
+    # each test below leads with one character (one memchr); the multi-character keys only after it
+    if "[" in text or "<" in text or "{" in text:
+        for m in _bracketed(text):
+            inside = m.group(1) or m.group(2) or m.group(3)
+            if inside and inside[0] != "/" and _placeholder_words(inside) or inside and inside[0] == "/" and (
+                    _placeholder_words(inside[1:])):
+                spans.append(m.span())
+    if "~" in text and "~~" in text:  # struck-through text is deleted: "~~A~~ B" offers B
+        spans += [m.span() for m in _STRUCK_RE.finditer(text)]
+    if "?" in text and "??" in text or "#" in text and "##" in text or "xx" in lower or "nnnn" in lower or (
+            "yy" in lower and ("yymm" in lower or "yyyy" in lower)):
+        spans += [m.span() for m in _MASK_RE.finditer(text)]
+    return spans
     if "[" in text or "<" in text or "{" in text:
         for m in _BRACKETED_RE.finditer(text):
             inside = m.group(1) or m.group(2) or m.group(3)
@@ -1603,38 +1643,43 @@ _OPTION_WORDS: tuple[str, ...] = ("option", "candidate", "choice", "alternative"
 
 
 def _inline_marks(text: str) -> list[re.Match[str]]:
-    """The matches of ``_INLINE_ENUMERATOR_RE`` in ``text`` in order, tried only where one can be: ending at a
-    ")" (at most five characters before it), at a digit before ". ", at an option word.  The same matches as a
-    ``finditer`` (they cannot overlap), without running the branch-first pattern at every letter a-h of a long
-    answer."""
+    """The matches of ``_INLINE_ENUMERATOR_RE`` in ``text`` that start the text or follow whitespace, in order,
+    tried only where one can be: ending at a ")" (at most five characters before it), at a digit before ". ",
+    at an option word, each only after whitespace.  The same matches as such a ``finditer`` (they cannot
+    overlap, and none of the first two kinds holds whitespace, so skipping the starts not after whitespace
+    loses none), without running the branch-first pattern at every letter a-h of a long answer."""
     found: dict[int, re.Match[str]] = {}
     match = _INLINE_ENUMERATOR_RE.match
     i = text.find(")")
     while i >= 0:
         for j in range(i - 5 if i > 5 else 0, i):
+            if j and not text[j - 1].isspace():
+                continue
             m = match(text, j)
             if m is not None and m.end() == i + 1:
                 found.setdefault(j, m)
                 break
         i = text.find(")", i + 1)
-    i = text.find(". ")
+    i = text.find(".")  # a digit then ". " (a search for ". " stops at every space)
     while i >= 1:
-        if text[i - 1] in "123456789":
+        if text[i - 1] in "123456789" and text[i + 1:i + 2] == " " and (i == 1 or text[i - 2].isspace()):
             m = match(text, i - 1)
             if m is not None:
                 found.setdefault(i - 1, m)
-        i = text.find(". ", i + 1)
+        i = text.find(".", i + 1)
     lower = text.lower()
     if len(lower) == len(text):
         for word in _OPTION_WORDS:
             i = lower.find(word)
             while i >= 0:
-                m = match(text, i)
-                if m is not None:
-                    found.setdefault(i, m)
+                if not i or text[i - 1].isspace():
+                    m = match(text, i)
+                    if m is not None:
+                        found.setdefault(i, m)
                 i = lower.find(word, i + 1)
     else:
-        found.update((m.start(), m) for m in _INLINE_ENUMERATOR_RE.finditer(text) if m.start() not in found)
+        found.update((m.start(), m) for m in _INLINE_ENUMERATOR_RE.finditer(text)
+                     if m.start() not in found and (m.start() == 0 or text[m.start() - 1].isspace()))
     return [found[k] for k in sorted(found)]
 
 
@@ -1645,7 +1690,7 @@ def one_item_per_line(text: str) -> str:
     answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
     several candidates so laid out are hedging."""
     if text.count(")") >= 2 or "2. " in text or ":" in text and _has_option_word(text):
-        marks = [m for m in _inline_marks(text) if m.start() == 0 or text[m.start() - 1].isspace()]
+        marks = _inline_marks(text)
         if len({(m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower() for m in marks}) >= 2:
             chars = list(text)
             for m in marks:
@@ -1688,7 +1733,8 @@ def _split_inline_items(line: str) -> str:
 
 #: Every text that :func:`verifiers.arxiv.normalise.squeeze_spaces`, :func:`one_item_per_line` or
 #: :func:`placeholder_spans` changes holds one of these (ASCII text; the steps run on any other text).
-_has_layout_key = contains_any(("  ", "\n", "\t", "\r", "\x0b", "\x0c", ")", ":", "<", "[", "{", "|", "=", "xx", "XX",
+#: (One-character keys first: each is one memchr, and a long answer holds a line break.)
+_has_layout_key = contains_any(("\n", "\t", "\r", "\x0b", "\x0c", ")", ":", "<", "[", "{", "|", "=", "  ", "xx", "XX",
                                 "xX", "Xx", "??", "##", "YY", "NNNN", "2. ", "~~"))
 
 

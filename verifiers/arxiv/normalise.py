@@ -161,8 +161,12 @@ _ASCII_LETTER_RE = re.compile(r"[A-Za-z]")
 #: Whitespace other than a single space or a lone line break: a run holding a line break reads as one line
 #: break, any other run as one space.
 _ODD_SPACE_RE = re.compile(r"[^\S\n]*\n\s*|[^\S\n]{2,}|[^\S \n]")
-_ASCII_ODD_SPACES: tuple[str, ...] = ("  ", "\t", "\r", "\n ", " \n", "\n\n", "\x0b", "\x0c")
-_has_odd_space = eval("lambda s: " + " or ".join(f"{k!r} in s" for k in _ASCII_ODD_SPACES))  # noqa: S307 - constants
+#: A line break next to a space or a line break ("\n ", " \n", "\n\n"), and the first two alone: each pattern starts
+#: with the line break, so ``re`` skips to the (few) line breaks of a text, where a test of " \n" stops at every space.
+_NEWLINE_PAIR_RE = re.compile(r"\n(?:(?<= \n)|[ \n])")
+_SPACE_NEWLINE_RE = re.compile(r"\n(?<= \n)")
+_NEWLINE_SPACE_RE = re.compile("\n ")
+_NEWLINE_RUN_RE = re.compile("\n\n+")
 
 
 def _latin_words(text: str) -> str:
@@ -213,8 +217,23 @@ def squeeze_spaces(text: str) -> str:
     such runs (a few substring tests)."""
     if not text.isascii():
         return _ODD_SPACE_RE.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
-    if text.isprintable() and "  " not in text or not _has_odd_space(text):  # printable: no tab, no line break
+    if text.isprintable() and "  " not in text:  # printable: no tab, no line break
         return text
+    # Each step runs only when it has something to change: a test of a two-character key with a frequent
+    # character (a space) is a pass over the text, and a long answer's usual odd space is only its blank lines.
+    for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
+        if c in text:
+            text = text.replace(c, " ")
+    while "  " in text:
+        text = text.replace("  ", " ")
+    if "\n" in text and _NEWLINE_PAIR_RE.search(text) is not None:  # regexes led by "\n": they skip to line breaks
+        if _SPACE_NEWLINE_RE.search(text) is not None:
+            text = text.replace(" \n", "\n")
+        if _NEWLINE_SPACE_RE.search(text) is not None:
+            text = text.replace("\n ", "\n")
+        if "\n\n" in text:
+            text = _NEWLINE_RUN_RE.sub("\n", text)  # one pass, however long the runs
+    return text
     for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
         if c in text:
             text = text.replace(c, " ")
