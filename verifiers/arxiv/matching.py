@@ -1702,9 +1702,10 @@ def one_item_per_line(text: str) -> str:
                                f"{m.group(2)}: ", text)
     if "[" in text and (":" in text or "=" in text):
         text = _JSON_ARRAY_RE.sub(lambda m: m.group().replace(", ", ",\n").replace(",\t", ",\n"), text)
-    if " | " in text or " • " in text or " · " in text:
+    # each multi-character key only after its rare character (one memchr): " | " alone stops at every space
+    if "|" in text and " | " in text or "•" in text and " • " in text or "·" in text and " · " in text:
         text = "\n".join(_split_inline_items(line) for line in text.split("\n"))
-    if "\":" in text or "\" :" in text:
+    if '"' in text and ("\":" in text or "\" :" in text):
         text = _JSON_NEXT_KEY_RE.sub(lambda m: ",\n" if m.group(1) else "\n", text)
     return text
 
