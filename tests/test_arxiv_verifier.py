@@ -1614,10 +1614,10 @@ def _grade_seconds(task_id: str, unit: str, n: int) -> float:
 
     text = (unit * (n // len(unit) + 1))[:n]
     best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
+    for _ in range(3):  # CPU time of this process, not wall time: other jobs on the machine do not count
+        start = time.process_time()
         grade(task_id, text)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -1625,8 +1625,7 @@ def _grade_seconds(task_id: str, unit: str, n: int) -> float:
 @pytest.mark.parametrize("task_id", [ATTENTION, "1706.03762/author"])
 def test_quote_runs_grade_in_linear_time(task_id: str, unit: str) -> None:
     """Four times the text takes well under sixteen times as long (quadratic), and 40,000 characters under 0.3 s
-    (a 300-character scan from each opening quote took about 0.7 s); the faster of two runs, with slack for a
-    loaded machine."""
+    (a 300-character scan from each opening quote took about 0.7 s); the fastest of three runs in CPU time."""
     small, large = _grade_seconds(task_id, unit, 10_000), _grade_seconds(task_id, unit, 40_000)
     assert large < 0.3, (unit, large)
     assert large < 9 * max(small, 0.002), (unit, small, large)
