@@ -1440,6 +1440,7 @@ _CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)
 #: A concession's sentence that points back at the previous one ("That's a common mistake").
 _ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
 _CONCESSION = CaseFree(CONCESSION_RE)
+_CLAIM_AFTER = CaseFree(CLAIM_AFTER_RE)
 _has_retract_key = contains_any(_RETRACT_KEYS)
 _RETRACT_ALL = CaseFree(RETRACT_ALL_RE)
 _has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
@@ -1610,7 +1611,7 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
         start = _sentence_before(text, cue.start())
         end = text.find("\n", cue.end(), cue.end() + SENTENCE_REACH)
         end = min(len(text), cue.end() + SENTENCE_REACH) if end < 0 else end
-        claim = CLAIM_AFTER_RE.search(text, cue.end(), end)
+        claim = _CLAIM_AFTER.search(r, cue.end(), end)
         if claim is not None:
             stop = _sentence_before(text, claim.start())
             if stop <= cue.start() or _CLAIM_LEAD_RE.fullmatch(text, stop, claim.start()):
