@@ -161,7 +161,7 @@ def test_refusal_phrases_start_at_a_start_word(text: str) -> None:
     if not lower.isascii():
         return
     twin = matching._REFUSAL.twin
-    starts = matching._REFUSAL_TABLE.scan(lower)[1].word_starts(lower)
+    starts = matching._KEYS.scan(lower)[1].word_starts(lower)
     assert [p for p in range(len(lower)) if twin.match(lower, p)] == [
         p for p in starts if twin.match(lower, p)]
     assert [m.span() for m in matching._matches_at(twin, lower, starts, 0, len(lower))] == [
@@ -175,6 +175,6 @@ def test_refusal_start_examples() -> None:
     """The property above is not vacuous: these refusals start at a start word and are found."""
     for text in ("well, i don't know", "i'm sorry", "im unable to say", "ich weiss nicht", "sorry, i can't",
                  "as an ai", "x. beyond my knowledge", "nao sei"):
-        starts = matching._REFUSAL_TABLE.scan(text)[1].word_starts(text)
+        starts = matching._KEYS.scan(text)[1].word_starts(text)
         assert any(matching._REFUSAL.twin.match(text, p) for p in starts), text
         assert matching.Response(text).refused(), text

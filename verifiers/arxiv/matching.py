@@ -402,15 +402,23 @@ class KeyHits:
         """``(start, end)`` of the occurrences of ``keys``, key by key, each key's in order, an occurrence inside
         the key's previous one skipped (what a loop of ``find(key, i + len(key))`` visits)."""
         by_key: dict[str, list[int]] = {}
-        for k, s, _ in self._mine():
-            by_key.setdefault(self._keys[k], []).append(s)
+        names = self._keys
+        for k, s, _ in self._mine():  # a key's occurrences come by their ends, so by their starts
+            key = names[k]
+            starts = by_key.get(key)
+            if starts is None:
+                by_key[key] = [s]
+            else:
+                starts.append(s)
         out: list[tuple[int, int]] = []
         for key in keys:
-            after, size = -1, len(key)
-            for s in sorted(by_key.get(key, ())):
-                if s >= after:
-                    out.append((s, s + size))
-                    after = s + size
+            starts = by_key.get(key)
+            if starts:
+                after, size = -1, len(key)
+                for s in starts:
+                    if s >= after:
+                        out.append((s, s + size))
+                        after = s + size
         return out
 
 
@@ -450,28 +458,16 @@ class KeyTable:
                 while i >= 0:
                     found.append((k, i, i + len(key)))
                     i = lower.find(key, i + 1)
-        return tuple(KeyHits(found, members, keys) for members in self._members)
+        return tuple([KeyHits(found, members, keys) for members in self._members])
 
 
 _has_negation_key = contains_any(_NEGATION_KEYS)
 _has_metadata_key = contains_any(_METADATA_KEYS)
-#: The keys split by script: a key outside ASCII never occurs in ASCII text, so there only the ASCII ones are read.
-_has_ascii_refusal_key = contains_any(k for k in _REFUSAL_KEYS if k.isascii())
-_has_other_refusal_key = contains_any(k for k in _REFUSAL_KEYS if not k.isascii())
-
-
 #: Every match of ``REFUSAL_RE``'s lower-case twin in ASCII text starts at a word's start with one of these: the
 #: first words of its alternatives ("i" before a space, an apostrophe or "m"); only there is it tried.
 _REFUSAL_STARTS: tuple[str, ...] = tuple(f"i{c}" for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f'm") + (
     "no", "sorry", "as", "can", "unable", "could", "beyond", "outside", "do", "je", "aucune", "ich", "wei", "keine",
     "nao", "ik", "weet", "nie", "vet", "ved", "bilmiyorum")
-#: The refusal keys (group 0) and the refusal phrases' first words (group 1).
-_REFUSAL_TABLE = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS)
-
-
-def _has_refusal_key(s: str) -> bool:
-    """Whether a key of ``_REFUSAL_KEYS`` occurs in ``s`` (the non-ASCII keys only when ``s`` is not ASCII)."""
-    return _has_ascii_refusal_key(s) or not s.isascii() and _has_other_refusal_key(s)
 
 
 def retracted(text: str, start: int, end: int) -> bool:
@@ -1257,7 +1253,7 @@ class Response:
         """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
         without one no clause of it is a refusal, for any candidate."""
         if self._may_refuse is None:
-            self._may_refuse = bool(self.hits(_REFUSAL_TABLE)[0])
+            self._may_refuse = bool(self.hits(_KEYS)[0])
         return self._may_refuse
 
     def counts(self, start: int, end: int, numeric: bool = False) -> bool:
@@ -1309,7 +1305,7 @@ class Response:
             part_start, part_end = _part_start(text, lo, start), _part_end(text, end, hi)
         # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.  A
         # part that is the whole text holds a refusal key (may_refuse): no search needed.
-        keys, starts = self.hits(_REFUSAL_TABLE)
+        keys, starts, *_ = self.hits(_KEYS)
         if (part_start or part_end != n) and not keys.within(part_start, part_end):
             return False
         clause_start = _clause_start(text, part_start, start)
@@ -1343,7 +1339,7 @@ class Response:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
         if not self.may_refuse():
             return False
-        keys, starts = self.hits(_REFUSAL_TABLE)
+        keys, starts, *_ = self.hits(_KEYS)
         return keyed_any(self, _REFUSAL, _REFUSAL_KEYS, REFUSAL_RE, hits=keys,
                          starts=starts.word_starts(self.lower) if self.ascii else None)
 
@@ -1441,10 +1437,7 @@ _CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)
 _ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
 _CONCESSION = CaseFree(CONCESSION_RE)
 _CLAIM_AFTER = CaseFree(CLAIM_AFTER_RE)
-_has_retract_key = contains_any(_RETRACT_KEYS)
 _RETRACT_ALL = CaseFree(RETRACT_ALL_RE)
-_has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
-_has_concession_key = contains_any(_CONCESSION_KEYS)
 
 
 #: How far back the start of a concession's sentence is looked for (bounds the work per concession).
@@ -1475,7 +1468,7 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     """The text before the last retraction of everything said so far (``RETRACT_ALL_RE``), as one span, or
     ``[]``: "I think A or B. Final answer: B" offers B alone.  After "final answer", the answer is its line (or
     the next line when the marker ends its own): the lines after it are remarks ("(I first considered A.)")."""
-    keys = r.hits(_COMMIT_TABLE)[0]
+    keys = r.hits(_KEYS)[2]
     if not keys:
         return []
     found = keyed_matches(r, _RETRACT_ALL, _RETRACT_KEYS, RETRACT_ALL_RE, hits=keys)
@@ -1584,7 +1577,7 @@ def _concession_cues(r: Response) -> list[re.Match[str]]:
     twin = _CONCESSION.twin if r.ascii else CONCESSION_RE
     subject = lower if r.ascii else text
     match = twin.match
-    return [cue for cue in (match(subject, i) for i in r.hits(_COMMIT_TABLE)[2].word_starts(lower))
+    return [cue for cue in (match(subject, i) for i in r.hits(_KEYS)[4].word_starts(lower))
             if cue is not None]
 
 
@@ -1595,8 +1588,10 @@ _CONCESSION_FIRST_WORDS: tuple[str, ...] = (
     "erroneous", "popular", "occasional", "general", "widespread", "people", "neither", "it's", "it’s", "its",
     "might", "may",
     "contrary", "despite")
-#: The keys of a retraction (group 0), of a concession (group 1), and the first words of a concession (group 2).
-_COMMIT_TABLE = KeyTable(_RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS)
+#: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
+#: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), and the first words of a
+#: concession (group 4).
+_KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS)
 
 
 def concession_spans(r: Response) -> list[tuple[int, int]]:
@@ -1604,7 +1599,7 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
     (``CONCESSION_RE``) to the claim (``CLAIM_AFTER_RE``) within the sentence or at the start of the next one
     ("You might see A cited, but the answer is C": the span holds A; "Some say A; in fact C"; "Neither A nor B
     - it's C")."""
-    if not r.hits(_COMMIT_TABLE)[1]:
+    if not r.hits(_KEYS)[3]:
         return []
     text, spans = r.text, []
     for cue in _concession_cues(r):
@@ -1628,7 +1623,7 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
-    retract, concede, _ = r.hits(_COMMIT_TABLE)
+    retract, concede = r.hits(_KEYS)[2:4]
     if not retract and not concede:
         return None
     spans = retracted_prefix(r) + concession_spans(r)
