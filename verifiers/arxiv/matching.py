@@ -441,7 +441,7 @@ class KeyTable:
         self._keys = keys
         #: per group, the indexes (in ``keys``) of its keys
         self._members = tuple(frozenset(i for i, k in enumerate(keys) if k in g) for g in self.groups)
-        # non-ASCII keys never occur in ASCII text: an empty pattern in their place keeps the numbering
+        # non-ASCII keys never occur in ASCII text: two 0xff bytes (never in ASCII) in their place keep the numbering
         self._ascii_ac = ahocorasick_rs.BytesAhoCorasick(
             [k.encode() if k.isascii() else b"\xff\xff" for k in keys],
             matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA)
