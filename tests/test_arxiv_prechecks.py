@@ -114,3 +114,67 @@ def test_short_line_length_bound_agrees_with_the_pattern(text: str) -> None:
     """A line under 31 characters is short without the regex: the regex agrees."""
     for end in range(min(len(text), 31)):
         assert matching._LONG_LINE_RE.match(text, 0, end) is None
+
+
+#: Words of the refusal phrases in other languages (``REFUSAL_RE``'s foreign alternatives), for the start tables.
+FOREIGN = ("no se sé lo je ne le sais pas aucune idée ich weiß weiss es das nicht keine ahnung non so não nao sei "
+           "faço ideia ik weet het niet nie wiem vet inte ved ikke bilmiyorum").split()
+key_texts = st.lists(st.tuples(st.sampled_from(VOCAB + FOREIGN), st.sampled_from(SEPARATORS + WHITESPACE)),
+                     max_size=12).map(lambda pairs: "".join(word + sep for word, sep in pairs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.lists(st.sampled_from(["no", "not", "nt ", "o", "é", "do", "x"]) | st.text("abnot é", min_size=1,
+                                                                                       max_size=3), max_size=6),
+       text=st.text("abnot é\n", max_size=40), bounds=st.tuples(st.integers(0, 40), st.integers(0, 40)))
+def test_key_table_finds_what_find_finds(keys: list[str], text: str, bounds: tuple[int, int]) -> None:
+    """A :class:`KeyTable` group tells what ``in`` and ``str.find`` tell, key by key (ASCII text by the automaton,
+    other text key by key)."""
+    (hits,) = matching.KeyTable(keys).scan(text)
+    lo, hi = bounds
+    assert hits.within(lo, hi) == any(key in text[lo:hi] for key in keys)
+    assert bool(hits) == any(key in text for key in keys)
+    expected = []
+    for key in dict.fromkeys(keys):
+        i = text.find(key)
+        while i >= 0:
+            expected.append((i, i + len(key)))
+            i = text.find(key, i + len(key))
+    assert hits.occurrences(dict.fromkeys(keys)) == expected
+
+
+def test_key_table_examples() -> None:
+    """The property above is not vacuous: keys found, overlapping ones too, and word starts only at a word's start."""
+    hits, starts = matching.KeyTable(("nono", "no"), ("as",)).scan("nonono has as")
+    assert hits.spans == [(0, 2), (0, 4), (2, 4), (2, 6), (4, 6)]
+    assert hits.occurrences(("nono",)) == [(0, 4)]
+    assert starts.word_starts("nonono has as") == [11]
+    assert not hits.within(1, 3) and hits.within(1, 4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=key_texts)
+def test_refusal_phrases_start_at_a_start_word(text: str) -> None:
+    """Every match of ``REFUSAL_RE``'s twin in ASCII text starts where a word of ``_REFUSAL_STARTS`` opens a word,
+    so trying it only there finds every match (``_matches_at``), and a refusal is found as before."""
+    lower = squeeze_spaces(text).lower()
+    if not lower.isascii():
+        return
+    twin = matching._REFUSAL.twin
+    starts = matching._KEYS.scan(lower)[1].word_starts(lower)
+    assert [p for p in range(len(lower)) if twin.match(lower, p)] == [
+        p for p in starts if twin.match(lower, p)]
+    assert [m.span() for m in matching._matches_at(twin, lower, starts, 0, len(lower))] == [
+        m.span() for m in twin.finditer(lower)]
+    r = matching.Response(lower)
+    assert r.refused() == (r.may_refuse() and matching.keyed_any(r, matching._REFUSAL, matching._REFUSAL_KEYS,
+                                                                   matching.REFUSAL_RE))
+
+
+def test_refusal_start_examples() -> None:
+    """The property above is not vacuous: these refusals start at a start word and are found."""
+    for text in ("well, i don't know", "i'm sorry", "im unable to say", "ich weiss nicht", "sorry, i can't",
+                 "as an ai", "x. beyond my knowledge", "nao sei"):
+        starts = matching._KEYS.scan(text)[1].word_starts(text)
+        assert any(matching._REFUSAL.twin.match(text, p) for p in starts), text
+        assert matching.Response(text).refused(), text

@@ -48,8 +48,11 @@ occurs, within windows around candidates, and no quoted span holds its own openi
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+import ahocorasick_rs
 
 from verifiers.arxiv.normalise import (
     DISCOURSE_WORDS,
@@ -345,16 +348,126 @@ def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
     return eval(f"lambda s: {code}")  # noqa: S307 - the keys are this package's constants, repr-quoted
 
 
+class KeyHits:
+    """Where the keys of one group of a :class:`KeyTable` occur in a text (every occurrence, overlapping ones
+    too; character offsets).  True when a key of the group occurs; each view is built on first use."""
+
+    __slots__ = ("_all", "_members", "_keys", "_found", "_spans", "_word_starts")
+
+    def __init__(self, found: list[tuple[int, int, int]], members: frozenset[int], keys: tuple[str, ...]) -> None:
+        # (key index, start, end) of every key of the table, as the automaton reports them (by their ends)
+        self._all, self._members, self._keys = found, members, keys
+        self._found: list[tuple[int, int, int]] | None = None if found else found
+        self._spans: list[tuple[int, int]] | None = None
+        self._word_starts: list[int] | None = None
+
+    def _mine(self) -> list[tuple[int, int, int]]:
+        """The occurrences of this group's keys: ``(key index, start, end)``."""
+        if self._found is None:
+            members = self._members
+            self._found = [h for h in self._all if h[0] in members]
+        return self._found
+
+    def __bool__(self) -> bool:
+        return bool(self._mine())
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """``(start, end)`` of every occurrence of every key of the group, sorted."""
+        if self._spans is None:
+            self._spans = sorted([(s, e) for _, s, e in self._mine()])
+        return self._spans
+
+    def within(self, lo: int, hi: int) -> bool:
+        """Whether a key occurs inside ``text[lo:hi]`` (what ``key in text[lo:hi]`` tells, for all the keys at
+        once: a bisection instead of a scan per key)."""
+        spans = self.spans
+        i = bisect_left(spans, (lo, -1))
+        while i < len(spans) and spans[i][0] < hi:
+            if spans[i][1] <= hi:
+                return True
+            i += 1
+        return False
+
+    def word_starts(self, lower: str) -> list[int]:
+        """The distinct starts of the occurrences that open a word of ``lower`` (the text scanned: no letter,
+        digit or underscore before), ascending; read once."""
+        found = self._word_starts
+        if found is None:
+            found = self._word_starts = sorted({s for s, _ in self.spans if s == 0 or not (
+                lower[s - 1].isalnum() or lower[s - 1] == "_")})
+        return found
+
+    def occurrences(self, keys: Iterable[str]) -> list[tuple[int, int]]:
+        """``(start, end)`` of the occurrences of ``keys``, key by key, each key's in order, an occurrence inside
+        the key's previous one skipped (what a loop of ``find(key, i + len(key))`` visits)."""
+        by_key: dict[str, list[int]] = {}
+        names = self._keys
+        for k, s, _ in self._mine():  # a key's occurrences come by their ends, so by their starts
+            key = names[k]
+            starts = by_key.get(key)
+            if starts is None:
+                by_key[key] = [s]
+            else:
+                starts.append(s)
+        out: list[tuple[int, int]] = []
+        for key in keys:
+            starts = by_key.get(key)
+            if starts:
+                after, size = -1, len(key)
+                for s in starts:
+                    if s >= after:
+                        out.append((s, s + size))
+                        after = s + size
+        return out
+
+
+class KeyTable:
+    """Groups of keys (lower-case substrings) whose occurrences in a text are all found in one pass of an
+    Aho-Corasick automaton (``ahocorasick_rs``, compiled to a DFA, run on the text's bytes when it is ASCII):
+    one scan of the text instead of one ``str.find`` scan per key, and only the keys that occur cost anything
+    after it.  A response reads each table once (:meth:`Response.hits`), for every rule that uses its keys.
+    Text outside ASCII (rare after :func:`verifiers.arxiv.normalise.unconfuse`) is read key by key.
+
+    Attributes:
+        groups: the key groups, as given.
+    """
+
+    __slots__ = ("groups", "_keys", "_ascii_ac", "_members")
+
+    def __init__(self, *groups: Iterable[str]) -> None:
+        self.groups = tuple(tuple(dict.fromkeys(g)) for g in groups)
+        keys = tuple(dict.fromkeys(k for g in self.groups for k in g))
+        self._keys = keys
+        #: per group, the indexes (in ``keys``) of its keys
+        self._members = tuple(frozenset(i for i, k in enumerate(keys) if k in g) for g in self.groups)
+        # non-ASCII keys never occur in ASCII text: two 0xff bytes (never in ASCII) in their place keep the numbering
+        self._ascii_ac = ahocorasick_rs.BytesAhoCorasick(
+            [k.encode() if k.isascii() else b"\xff\xff" for k in keys],
+            matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA)
+
+    def scan(self, lower: str) -> tuple[KeyHits, ...]:
+        """The :class:`KeyHits` of each group in ``lower`` (a lower-cased text), in the groups' order."""
+        keys = self._keys
+        if lower.isascii():
+            found = self._ascii_ac.find_matches_as_indexes(lower.encode(), overlapping=True)
+        else:
+            found = []
+            for k, key in enumerate(keys):
+                i = lower.find(key)
+                while i >= 0:
+                    found.append((k, i, i + len(key)))
+                    i = lower.find(key, i + 1)
+        return tuple([KeyHits(found, members, keys) for members in self._members])
+
+
 _has_negation_key = contains_any(_NEGATION_KEYS)
 _has_metadata_key = contains_any(_METADATA_KEYS)
-#: The keys split by script: a key outside ASCII never occurs in ASCII text, so there only the ASCII ones are read.
-_has_ascii_refusal_key = contains_any(k for k in _REFUSAL_KEYS if k.isascii())
-_has_other_refusal_key = contains_any(k for k in _REFUSAL_KEYS if not k.isascii())
-
-
-def _has_refusal_key(s: str) -> bool:
-    """Whether a key of ``_REFUSAL_KEYS`` occurs in ``s`` (the non-ASCII keys only when ``s`` is not ASCII)."""
-    return _has_ascii_refusal_key(s) or not s.isascii() and _has_other_refusal_key(s)
+#: Every match of ``REFUSAL_RE``'s lower-case twin in ASCII text starts at a word's start with one of these: the
+#: first words of its alternatives ("i" before a space, an apostrophe or "m"); only there is it tried.
+_REFUSAL_STARTS: tuple[str, ...] = tuple(f"i{c}" for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f'm") + (
+    "no", "sorry", "as", "can", "unable", "could", "beyond", "outside", "do", "je", "aucune", "ich", "wei", "keine",
+    "nao", "ik", "weet", "nie", "vet", "ved", "bilmiyorum")
 
 
 def retracted(text: str, start: int, end: int) -> bool:
@@ -1105,7 +1218,7 @@ class Response:
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses", "_hits")
 
     def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
                  lower: str | None = None) -> None:
@@ -1117,6 +1230,18 @@ class Response:
         self.ascii = text.isascii()  # a flag of the string: free
         self._may_refuse: bool | None = None
         self._refuses: bool | None = None
+        self._hits: dict[KeyTable, tuple[KeyHits, ...]] | None = None
+
+    def hits(self, table: KeyTable) -> tuple[KeyHits, ...]:
+        """Where the keys of ``table``'s groups occur in ``lower`` (:meth:`KeyTable.scan`), read once per
+        response for every rule that uses them."""
+        cache = self._hits
+        if cache is None:
+            cache = self._hits = {}
+        found = cache.get(table)
+        if found is None:
+            found = cache[table] = table.scan(self.lower)
+        return found
 
     def refuses(self) -> bool:
         """:meth:`refused`, read once per response."""
@@ -1128,7 +1253,7 @@ class Response:
         """Whether a refusal key (``_REFUSAL_KEYS``) occurs anywhere in ``lower``; read once per response, since
         without one no clause of it is a refusal, for any candidate."""
         if self._may_refuse is None:
-            self._may_refuse = _has_refusal_key(self.lower)
+            self._may_refuse = bool(self.hits(_KEYS)[0])
         return self._may_refuse
 
     def counts(self, start: int, end: int, numeric: bool = False) -> bool:
@@ -1180,15 +1305,17 @@ class Response:
             part_start, part_end = _part_start(text, lo, start), _part_end(text, end, hi)
         # The clause lies in its line (or semicolon part): an answer on a line of its own is settled here.  A
         # part that is the whole text holds a refusal key (may_refuse): no search needed.
-        if (part_start or part_end != n) and not _has_refusal_key(lower[part_start:part_end]):
+        keys, starts, *_ = self.hits(_KEYS)
+        if (part_start or part_end != n) and not keys.within(part_start, part_end):
             return False
         clause_start = _clause_start(text, part_start, start)
         clause_end = _clause_end(text, end, part_end)
         # the same bounds as the part's hold a key (tested above)
-        if (clause_start != part_start or clause_end != part_end) and not _has_refusal_key(
-                lower[clause_start:clause_end]):
+        if (clause_start != part_start or clause_end != part_end) and not keys.within(clause_start, clause_end):
             return False
-        for phrase in _REFUSAL.finditer(self, clause_start, clause_end):
+        phrases = _matches_at(_REFUSAL.twin, lower, starts.word_starts(lower), clause_start, clause_end) \
+            if self.ascii else _REFUSAL.pattern.finditer(text, clause_start, clause_end)
+        for phrase in phrases:
             blank_start = clause_start
             for contrast in _CONTRAST.finditer(self, clause_start, phrase.start()):
                 blank_start = contrast.start()
@@ -1210,7 +1337,11 @@ class Response:
 
     def refused(self) -> bool:
         """Whether the response contains a refusal phrase anywhere (for feedback)."""
-        return self.may_refuse() and keyed_any(self, _REFUSAL, _REFUSAL_KEYS, REFUSAL_RE)
+        if not self.may_refuse():
+            return False
+        keys, starts, *_ = self.hits(_KEYS)
+        return keyed_any(self, _REFUSAL, _REFUSAL_KEYS, REFUSAL_RE, hits=keys,
+                         starts=starts.word_starts(self.lower) if self.ascii else None)
 
 
 #: Right before a title or a name, what offers it as the answer: a copula or attribution ("it's", "is", "by",
@@ -1305,10 +1436,8 @@ _CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)
 #: A concession's sentence that points back at the previous one ("That's a common mistake").
 _ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
 _CONCESSION = CaseFree(CONCESSION_RE)
-_has_retract_key = contains_any(_RETRACT_KEYS)
+_CLAIM_AFTER = CaseFree(CLAIM_AFTER_RE)
 _RETRACT_ALL = CaseFree(RETRACT_ALL_RE)
-_has_commit_key = contains_any(_RETRACT_KEYS + _CONCESSION_KEYS)
-_has_concession_key = contains_any(_CONCESSION_KEYS)
 
 
 #: How far back the start of a concession's sentence is looked for (bounds the work per concession).
@@ -1339,9 +1468,10 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     """The text before the last retraction of everything said so far (``RETRACT_ALL_RE``), as one span, or
     ``[]``: "I think A or B. Final answer: B" offers B alone.  After "final answer", the answer is its line (or
     the next line when the marker ends its own): the lines after it are remarks ("(I first considered A.)")."""
-    if not _has_retract_key(r.lower):
+    keys = r.hits(_KEYS)[2]
+    if not keys:
         return []
-    found = keyed_matches(r, _RETRACT_ALL, _RETRACT_KEYS, RETRACT_ALL_RE)
+    found = keyed_matches(r, _RETRACT_ALL, _RETRACT_KEYS, RETRACT_ALL_RE, hits=keys)
     if not found:
         return []
     last = found[-1]
@@ -1356,47 +1486,85 @@ def retracted_prefix(r: Response) -> list[tuple[int, int]]:
     return spans
 
 
-def _keyed_hits(r: Response, pattern: CaseFree, keys: Iterable[str], before: int,
-                after: int) -> Iterator[re.Match[str]]:
-    """The matches of ``pattern`` near the occurrences of ``keys`` (see :func:`keyed_matches`), as found (a start
-    may come twice); ``r.lower`` and ``r.text`` have the same length."""
+def _key_spans(r: Response, keys: Iterable[str], hits: KeyHits | None) -> list[tuple[int, int]]:
+    """``(start, end)`` of the occurrences of ``keys`` in ``r.lower``, key by key, each key's in order and not
+    inside its previous one; read from ``hits`` (the keys' :class:`KeyHits`) when given."""
+    if hits is not None:
+        return hits.occurrences(keys)
+    lower, out = r.lower, []
+    for key in keys:
+        i = lower.find(key)
+        while i >= 0:
+            out.append((i, i + len(key)))
+            i = lower.find(key, i + len(key))
+    return out
+
+
+def _matches_at(pattern: re.Pattern[str], subject: str, starts: list[int], pos: int,
+                endpos: int) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(subject, pos, endpos)``, tried only at the offsets ``starts`` (ascending): the same
+    matches when every match of ``pattern`` starts at one of them and none is empty (each ``match`` is anchored,
+    where ``finditer`` tries the branch-first pattern at every position)."""
+    i, n = bisect_left(starts, pos), len(starts)
+    while i < n:
+        at = starts[i]
+        if at >= endpos:
+            return
+        found = pattern.match(subject, at, endpos)
+        if found is None:
+            i += 1
+        else:
+            yield found
+            i = bisect_left(starts, found.end(), i + 1)
+
+
+def _keyed_hits(r: Response, pattern: CaseFree, occurrences: list[tuple[int, int]], before: int,
+                after: int, starts: list[int] | None = None) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` near the key ``occurrences`` (``(start, end)``; see :func:`keyed_matches`), as
+    found (a start may come twice); ``r.lower`` and ``r.text`` have the same length.  With ``starts`` (ascending
+    offsets of ``r.lower`` where every match of ``pattern``'s twin starts; ASCII text only), the first match in a
+    window is found by anchored matches there instead of a search over every position of it."""
     lower = r.lower
     twin = pattern.twin if r.ascii else pattern.pattern
     subject = lower if r.ascii else r.text
     n = len(lower)
-    for key in keys:
-        i = lower.find(key)
-        while i >= 0:
-            hit = twin.search(subject, i - before if i > before else 0, min(n, i + len(key) + after))
-            if hit is not None:
-                full = twin.match(subject, hit.start())
-                if full is not None:
-                    yield full
-            i = lower.find(key, i + len(key))
+    for i, j in occurrences:
+        lo, hi = (i - before if i > before else 0), min(n, j + after)
+        if starts is None:
+            hit = twin.search(subject, lo, hi)
+        else:
+            hit = next(_matches_at(twin, subject, starts, lo, hi), None)
+        if hit is not None:
+            full = twin.match(subject, hit.start())
+            if full is not None:
+                yield full
 
 
 def keyed_matches(r: Response, pattern: CaseFree, keys: Iterable[str], whole: re.Pattern[str],
-                  before: int = 40, after: int = 80) -> list[re.Match[str]]:
+                  before: int = 40, after: int = 80, hits: KeyHits | None = None,
+                  starts: list[int] | None = None) -> list[re.Match[str]]:
     """The matches of ``whole`` in ``r.text``, in order of their starts, searched only in windows around the
     occurrences of ``keys`` in ``r.lower`` (every match of the pattern holds a key, at most ``before`` characters
     after its start and ``after`` before its end; a whole-text search costs a pass of a case-insensitive,
     branch-first pattern over every character, a key occurs in a few places).  A match in a window is taken only
     when the pattern also matches there in the whole text (the window's end cuts lookaheads short).  Falls back to
-    ``whole.finditer`` when lower-casing changed the text's length."""
+    ``whole.finditer`` when lower-casing changed the text's length.  ``hits``: the keys' occurrences, when the
+    response has read them (:meth:`Response.hits`); ``starts``: see :func:`_keyed_hits`."""
     if len(r.lower) != len(r.text):
         return list(whole.finditer(r.text))
     found: dict[int, re.Match[str]] = {}
-    for hit in _keyed_hits(r, pattern, keys, before, after):
+    for hit in _keyed_hits(r, pattern, _key_spans(r, keys, hits), before, after, starts):
         found.setdefault(hit.start(), hit)
     return [found[k] for k in sorted(found)]
 
 
 def keyed_any(r: Response, pattern: CaseFree, keys: Iterable[str], whole: re.Pattern[str],
-              before: int = 40, after: int = 80) -> bool:
+              before: int = 40, after: int = 80, hits: KeyHits | None = None,
+              starts: list[int] | None = None) -> bool:
     """Whether :func:`keyed_matches` finds any match (stops at the first)."""
     if len(r.lower) != len(r.text):
         return whole.search(r.text) is not None
-    return next(_keyed_hits(r, pattern, keys, before, after), None) is not None
+    return next(_keyed_hits(r, pattern, _key_spans(r, keys, hits), before, after, starts), None) is not None
 
 
 def _concession_cues(r: Response) -> list[re.Match[str]]:
@@ -1408,16 +1576,9 @@ def _concession_cues(r: Response) -> list[re.Match[str]]:
         return list(CONCESSION_RE.finditer(text))
     twin = _CONCESSION.twin if r.ascii else CONCESSION_RE
     subject = lower if r.ascii else text
-    found: dict[int, re.Match[str]] = {}
-    for word in _CONCESSION_FIRST_WORDS:
-        i = lower.find(word)
-        while i >= 0:
-            if (i == 0 or not (lower[i - 1].isalnum() or lower[i - 1] == "_")) and i not in found:
-                cue = twin.match(subject, i)
-                if cue is not None:
-                    found[i] = cue
-            i = lower.find(word, i + 1)
-    return [found[k] for k in sorted(found)]
+    match = twin.match
+    return [cue for cue in (match(subject, i) for i in r.hits(_KEYS)[4].word_starts(lower))
+            if cue is not None]
 
 
 #: The first words of ``CONCESSION_RE``'s alternatives: every match starts with one, at a word's start.
@@ -1427,6 +1588,10 @@ _CONCESSION_FIRST_WORDS: tuple[str, ...] = (
     "erroneous", "popular", "occasional", "general", "widespread", "people", "neither", "it's", "it’s", "its",
     "might", "may",
     "contrary", "despite")
+#: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
+#: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), and the first words of a
+#: concession (group 4).
+_KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS)
 
 
 def concession_spans(r: Response) -> list[tuple[int, int]]:
@@ -1434,14 +1599,14 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
     (``CONCESSION_RE``) to the claim (``CLAIM_AFTER_RE``) within the sentence or at the start of the next one
     ("You might see A cited, but the answer is C": the span holds A; "Some say A; in fact C"; "Neither A nor B
     - it's C")."""
-    if not _has_concession_key(r.lower):
+    if not r.hits(_KEYS)[3]:
         return []
     text, spans = r.text, []
     for cue in _concession_cues(r):
         start = _sentence_before(text, cue.start())
         end = text.find("\n", cue.end(), cue.end() + SENTENCE_REACH)
         end = min(len(text), cue.end() + SENTENCE_REACH) if end < 0 else end
-        claim = CLAIM_AFTER_RE.search(text, cue.end(), end)
+        claim = _CLAIM_AFTER.search(r, cue.end(), end)
         if claim is not None:
             stop = _sentence_before(text, claim.start())
             if stop <= cue.start() or _CLAIM_LEAD_RE.fullmatch(text, stop, claim.start()):
@@ -1458,7 +1623,8 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
-    if not _has_commit_key(r.lower):
+    retract, concede = r.hits(_KEYS)[2:4]
+    if not retract and not concede:
         return None
     spans = retracted_prefix(r) + concession_spans(r)
     if not spans:
