@@ -243,9 +243,60 @@ def _without_context(r: Response, offered: dict[str, tuple[int, int]]) -> list[s
     context = set()
     for value, (start, _) in offered.items():
         window = r.lower[max(0, start - 40):start]
-        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window):
+        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window) or _other_work_before(r, start) or (
+                ("with" in window or "like" in window or "such" in window) and _PREFIX_BEFORE_RE.search(window)):
             context.add(value)
     return [v for v in offered if v not in context] if context and len(context) < len(offered) else list(offered)
+
+
+#: How far back the clause of a candidate is read for a cue naming another work (characters).
+CLAUSE_REACH = 200
+#: A cue, earlier in a candidate's clause, that the candidate belongs to another work than the answer: a
+#: cross-reference ("see also", "for comparison", "cf."), a related, earlier or later work ("the related paper",
+#: "its follow-up", "it was later followed by", "the predecessor", "not to be confused with", "a different
+#: paper"), or a reference list's heading ("References:", "Further reading:").
+_OTHER_WORK_RE = re.compile(
+    r"\b(?:see\s+also|cf\.|for\s+comparison|in\s+comparison|by\s+contrast|compared?\s+(?:with|to)|compare"
+    r"|related\s+(?:paper|work|article|preprint|study|model)s?|follow[\s-]?ups?|followed\s+by|succeeded\s+by"
+    r"|superseded\s+by|successors?|predecessors?|sequels?|companion\s+paper|not\s+to\s+be\s+confused"
+    r"|(?:a|an)\s+(?:different|separate|another|other|earlier|later|newer|older)\s+(?:paper|work|article|preprint)"
+    r"|(?:another|other)\s+(?:paper|work|article|preprint)s?|references|bibliography|further\s+reading"
+    r"|builds?\s+on|built\s+on|based\s+on|extends|extended\s+by|cited\s+by|cites)\b")
+_OTHER_WORK_KEYS: tuple[str, ...] = ("see also", "cf.", "compar", "contrast", "related", "follow", "succe",
+                                     "supersed", "predecess", "sequel", "companion", "confused", "different",
+                                     "separate", "another", "other", "earlier", "later", "newer", "older",
+                                     "references", "bibliography", "reading", "built", "build", "based", "extend",
+                                     "cite")
+_has_other_work_key = contains_any(_OTHER_WORK_KEYS)
+#: What ends the clause a cue governs: a sentence's end, a semicolon, a line break (unless a reference list's
+#: heading opens the lines below), "but", "whereas", "while".
+_CLAUSE_BREAK_RE = re.compile(r"[.!?](?=\s)|;|\n|\b(?:but|whereas|while)\b")
+#: A heading that makes every line below it a reference to other works ("References:", "## Related work").
+_REFERENCE_HEADING_RE = re.compile(r"(?:^|\n)[ \t#*_>]*(?:references|bibliography|further\s+reading|related"
+                                   r"\s+(?:work|papers)|see\s+also|sources)[ \t*_]*:?[ \t*_]*(?=\n)")
+
+
+#: The start of a number read out ("the identifier 2005.14165 starts with 2005"): a part, not a value of its own.
+#: Also an example of a kind of identifier ("old-style ones like cs/0112017").
+_PREFIX_BEFORE_RE = re.compile(r"\b(?:(?:starts?|begins?|starting|beginning|prefixed)\s+with|(?:ones|those|ids"
+                               r"|identifiers|numbers|formats?)\s+(?:such\s+as|like))\s*\Z")
+
+
+def _other_work_before(r: Response, start: int) -> bool:
+    """Whether the candidate at ``start`` is attributed to another work than the answer: a cue of
+    ``_OTHER_WORK_RE`` earlier in its clause (at most ``CLAUSE_REACH`` characters back; "See also the related
+    paper "..." (arXiv:1310.4546)", "For comparison, "..." is 1503.02531", "its follow-up, ..., is
+    1310.4546"), or a reference list's heading above it ("References:\n[1] ..., arXiv:1310.4546").  A
+    substring test on the window comes first; most candidates have no cue near them."""
+    lower = r.lower
+    lo = max(0, start - CLAUSE_REACH)
+    window = lower[lo:start]
+    if not _has_other_work_key(window):
+        return False
+    breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)]
+    if _OTHER_WORK_RE.search(lower, breaks[-1] if breaks else lo, start) is not None:
+        return True
+    return ("\n" in window and _REFERENCE_HEADING_RE.search(lower, lo, start) is not None)
 
 
 #: An old-style arXiv identifier (to March 2007): archive, optional subject class, "/", YYMMNNN ("cs/0601001",
@@ -327,7 +378,9 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
         events = {v for v, (start, end) in offered.items()
                   if (_EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)
-                      or _EVENT_AFTER_RE.match(r.lower, end, end + EVENT_WINDOW))
+                      and not _submission_before(r.lower, start, offered)
+                      or _EVENT_AFTER_RE.match(r.lower, end, end + 2 * EVENT_WINDOW)  # (its lookahead reads on)
+                      or _work_after(r.lower, start, end))
                   and not _ALTERNATIVE_BEFORE_RE.search(r.lower, max(0, start - 16), start)}
         if events and len(events) < len(found):
             found = [v for v in found if v not in events]
@@ -352,6 +405,49 @@ _EVENT_BEFORE_RE = re.compile(
     r"|follow[\s-]?ups?|successor|sequel|later\s+work"
     r"|award|conference|proceedings|journal|venue|cvpr|iccv|eccv|iclr|icml|neurips|nips|acl|emnlp|naacl|aaai"
     r"|ijcai|tmlr|jmlr|coling|icassp)\b[^.;!?\n]*\Z")
+
+
+#: A cue that a year dates the submission itself, not another event: the first, original or arXiv version, v1,
+#: the preprint, posted or submitted ("The first version dates from 2013", "The arXiv version was posted on 22
+#: December 2014").
+_SUBMISSION_BEFORE_RE = re.compile(
+    r"\b(?:(?:first|original|initial|earliest|arxiv|preprint)\s+(?:version|revision|draft|release)|v1|preprint"
+    r"|(?:first\s+)?(?:posted|submitted|uploaded))\b[^.;!?\n]*\Z")
+_SUBMISSION_KEYS: tuple[str, ...] = ("first", "original", "initial", "earliest", "arxiv", "preprint", "v1",
+                                     "posted", "submitted", "uploaded")
+_has_submission_key = contains_any(_SUBMISSION_KEYS)
+
+
+def _submission_before(lower: str, start: int, offered: dict[str, tuple[int, int]]) -> bool:
+    """Whether a cue of ``_SUBMISSION_BEFORE_RE`` dates the year at ``start`` as the submission's, read from the
+    previous candidate's end (or ``EVENT_WINDOW`` characters back): the nearest cue names the event, so "posted
+    on 22 December 2014, with ICLR 2015 acceptance" dates 2015 by ICLR, not by "posted"."""
+    lo = max([start - EVENT_WINDOW, 0] + [end for s, end in offered.values() if end <= start])
+    if not _has_submission_key(lower[lo:start]):
+        return False
+    cue = _SUBMISSION_BEFORE_RE.search(lower, lo, start)
+    return cue is not None and _LATER_VERSION_RE.search(lower, lo, cue.start()) is None  # "v7 was posted in 2023"
+
+
+#: A later version named before a submission cue: then "posted" dates that version ("v7 was posted in 2023").
+_LATER_VERSION_RE = re.compile(r"\b(?:v[2-9]|v[1-9][0-9]|latest|revised|revision|current|updated|camera[\s-]?ready"
+                               r"|final|journal|conference)\b")
+
+
+#: A year inside the name of another work right after an article: "a 2016 survey", "another 2019 study", "the
+#: 2021 review by ..." (not "the 2017 paper": that may be the paper itself).
+_ARTICLE_BEFORE_RE = re.compile(r"(?:^|[^\w])(?:a|an|another|the|one|their|his|her)[ \t]+\Z")
+_WORK_AFTER_RE = re.compile(
+    r"[ \t]+(?:[a-z-]+[ \t]+)?(?:survey|review|study|studies|article|book|blog|talk|tutorial|workshop|follow[\s-]?up"
+    r"|re-?implementation|benchmark|competition|challenge|edition|textbook|lecture|course|report|analysis"
+    r"|overview|thesis|dissertation|keynote|interview|podcast|video|post|paper\s+by)s?\b")
+
+
+def _work_after(lower: str, start: int, end: int) -> bool:
+    """Whether the year at ``lower[start:end]`` dates another work: an article before it and a work's noun after
+    it (``_WORK_AFTER_RE``: "a 2016 survey called it foundational")."""
+    return _ARTICLE_BEFORE_RE.search(lower, max(0, start - 10), start) is not None and _WORK_AFTER_RE.match(
+        lower, end, end + 40) is not None
 
 
 def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
@@ -566,6 +662,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     dropped += [span for span in committed if span not in kept]
     committed = kept
     other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
+    if committed and other_spans:  # "A - it was later followed by B": B is another work, no rival
+        other_spans = [(t, s, e) for t, s, e in other_spans if not _other_work_before(r, s)]
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])

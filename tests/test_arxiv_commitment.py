@@ -1,0 +1,72 @@
+"""Tests of the arXiv grader's rules on what an answer commits to (issue 17): values attributed to another work
+are context, rejected alternatives are withdrawn, conditional answers hedge, a title-shaped answer that is not
+the title is a wrong answer, BibTeX braces read away, a title with a subtitle added is another title."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifiers.arxiv import ArxivVerifier
+from verifiers.base import Grade
+
+V = ArxivVerifier()
+TASKS = {task.task_id: task for task in V.tasks()}
+
+
+def grade(task_id: str, output: str) -> Grade:
+    return V.score(TASKS[task_id].question, output)
+
+
+# ------------------------------------------------------------------------ values attributed to another work
+
+#: The right value with another one that the answer attributes to another work, a later version or a part of the
+#: right value: committed, 1.00.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1810.04805/id", "1810.04805. For background you could also read the related paper on ELMo-style features "
+                      "(arXiv:1802.05365)."),
+    ("1810.04805/id", "BERT is 1810.04805; its successor RoBERTa, a separate paper, is 1907.11692."),
+    ("1512.03385/id", "The ResNet paper is arXiv:1512.03385. In comparison, the identity-mappings follow-up "
+                      "got 1603.05027."),
+    ("1512.03385/id", "1512.03385\n\n## Further reading\n- Identity Mappings in Deep Residual Networks, "
+                      "arXiv:1603.05027"),
+    ("2106.09685/id", "2106.09685 - not the QLoRA paper, which is a different paper altogether (2305.14314)."),
+    ("2106.09685/id", "2106.09685 (new-style; identifiers such as math/0501001 belong to the old scheme)"),
+    ("1512.03385/year", "2015. A 2021 review of vision backbones still calls it the default."),
+    ("1512.03385/year", "The preprint was uploaded in December 2015, and the CVPR 2016 version won best paper."),
+    ("1512.03385/year", "First version: 2015; the journal version: 2016"),
+    ("2106.09685/year", "2021 (the v2 revision was posted in 2022)"),
+    ("2106.09685/year", "2021. Its identifier 2106.09685 begins with 2106, i.e. June 2021."),
+    ("1512.03385/title", "Deep Residual Learning for Image Recognition. It was later followed by "
+                         "\"Identity Mappings in Deep Residual Networks\"."),
+    ("1810.04805/title", "\"BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding\"; "
+                         "for comparison, \"Attention Is All You Need\" introduced the architecture it uses."),
+])
+def test_values_attributed_to_another_work_are_context(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # a cue in another clause does not reach the value
+    ("1810.04805/id", "The follow-up is unclear to me; 1810.04805 or 1907.11692.", 0.75),
+    ("1512.03385/year", "2015 or 2016", 0.75),
+    # a value attributed to another work alone is still the answer given (wrong)
+    ("1810.04805/id", "See also the related paper 1907.11692.", 0.5),
+    # the right value in the attributed clause with the wrong one outside it: the wrong one is committed
+    ("1810.04805/id", "1907.11692. Its predecessor was 1810.04805.", 0.5),
+])
+def test_attribution_is_read_in_its_clause_only(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(cue=st.sampled_from(["See also the related paper", "For comparison, the follow-up is",
+                            "Not to be confused with the sequel,", "Its successor has the identifier",
+                            "A different paper, cited by it, is"]),
+       other=st.sampled_from(["1603.05027", "1907.11692", "2305.14314", "1802.05365"]),
+       paper=st.sampled_from(["1810.04805", "1512.03385", "2106.09685", "1706.03762"]))
+@settings(max_examples=60, deadline=None)
+def test_property_an_attributed_id_never_turns_a_committed_answer_into_a_hedge(cue: str, other: str,
+                                                                               paper: str) -> None:
+    output = f"The answer is {paper}. {cue} {other}."
+    assert grade(f"{paper}/id", output).composite == 1.0, output
