@@ -70,3 +70,40 @@ def test_property_an_attributed_id_never_turns_a_committed_answer_into_a_hedge(c
                                                                                paper: str) -> None:
     output = f"The answer is {paper}. {cue} {other}."
     assert grade(f"{paper}/id", output).composite == 1.0, output
+
+
+# ------------------------------------------------------------------------------------- rejected alternatives
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1406.2661/id", "Update: 1406.2661 (I had mistakenly given 1406.2616 before)"),
+    ("1406.2661/id", "1406.2661; originally I wrote 1406.2616, a transposition."),
+    ("1406.2661/year", "It is 2014. Previously, I said 2015."),
+    ("1406.2661/id", "**Answer:** 1406.2661\n\nRuled out: 1406.2616 and 1406.6221"),
+    ("1406.2661/id", "Discarded candidates:\n- 1406.2616\n- 1405.2661\nFinal pick: 1406.2661"),
+    ("1406.2661/title", "Generative Adversarial Networks\n\nRejected titles: \"Conditional Generative Adversarial "
+                        "Nets\", \"Deep Residual Learning for Image Recognition\""),
+    ("1406.2661/author", "Ian Goodfellow. Considered but dismissed: Yoshua Bengio."),
+])
+def test_rejected_alternatives_are_withdrawn(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # the rejected value is the right one: the answer committed to is wrong
+    ("1406.2661/id", "1406.2616 (earlier I wrote 1406.2661 by mistake)", 0.5),
+    ("1406.2661/id", "Answer: 1406.2616\nRejected: 1406.2661", 0.5),
+    # a mention of an earlier statement that repeats it is no rejection
+    ("1406.2661/id", "1406.2661, as I said before.", 1.0),
+])
+def test_a_rejection_withdraws_only_what_it_names(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(label=st.sampled_from(["Rejected alternatives:", "Ruled out:", "Considered and rejected:",
+                              "Excluded candidates:", "Dismissed:"]),
+       wrong=st.lists(st.sampled_from(["1406.2616", "1406.6221", "1405.2661", "1604.2661"]), min_size=1,
+                      max_size=3, unique=True))
+@settings(max_examples=50, deadline=None)
+def test_property_rejected_ids_never_hedge(label: str, wrong: list[str]) -> None:
+    output = f"Answer: 1406.2661\n{label} {', '.join(wrong)}"
+    assert grade("1406.2661/id", output).composite == 1.0, output

@@ -1451,6 +1451,50 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
     return spans
 
 
+#: What withdraws the values after it: a label of rejected candidates ("Alternatives considered and rejected:",
+#: "Rejected alternative:", "Ruled out:") or an account of what the answer wrote before ("earlier I wrote",
+#: "I previously said", "I had mistakenly given").
+REJECTION_RE = re.compile(
+    r"\b(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
+    r"(?:\s+(?:alternatives?|candidates?|options?|answers?|guesses|ids?|titles?|names?|years?))?[ \t*_]*:"
+    r"|(?:earlier|previously|before|originally|initially|at\s+first)\s*,?\s*i\s+(?:had\s+)?"
+    r"|i\s+(?:had\s+)?(?:earlier|previously|originally|initially|first|mistakenly|wrongly|erroneously"
+    r"|accidentally)\s+)"
+    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated|claimed|guessed|mentioned)",
+    re.IGNORECASE,
+)
+_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclude", "eliminat", "earlier",
+                                    "previous", "before", "originally", "initially", "at first", "mistaken",
+                                    "wrongly", "erroneous", "accidental", "first wrote", "first said")
+_has_rejection_key = contains_any(_REJECTION_KEYS)
+_REJECTION = CaseFree(REJECTION_RE)
+
+
+def rejected_spans(r: Response) -> list[tuple[int, int]]:
+    """Spans of what the response rejects or reports as its earlier mistake (``REJECTION_RE``): a labelled list of
+    rejected candidates up to its line's end ("Alternatives considered and rejected: A, B"; the lines below,
+    its list's items, when the label ends its line), and an account of an earlier answer up to its clause's
+    end ("Edit: C (earlier I wrote A by mistake)", "C; I previously said A").  Searched only around the keys."""
+    if not _has_rejection_key(r.lower):
+        return []
+    text, spans = r.text, []
+    for hit in keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40):
+        if text[hit.end() - 1] == ":":  # a label: its line, or the lines below it
+            end = text.find("\n", hit.end())
+            if end >= 0 and not text[hit.end():end].strip(" \t*_"):
+                while end >= 0 and _LIST_MARKER_RE.match(text, end + 1):  # the list's items below the label
+                    end = text.find("\n", end + 1)
+            spans.append((hit.start(), len(text) if end < 0 else end))
+        else:  # an account of an earlier answer: to its clause's end
+            stop = _ACCOUNT_END_RE.search(text, hit.end(), hit.end() + SENTENCE_REACH)
+            spans.append((hit.start(), stop.start() if stop else min(len(text), hit.end() + SENTENCE_REACH)))
+    return spans
+
+
+#: Where an account of an earlier answer ends: a closing bracket, a sentence's end, a semicolon, a line break.
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|[.!?](?=\s|\Z)|\Z")
+
+
 def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
@@ -1458,9 +1502,9 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
-    if not _has_commit_key(r.lower):
+    if not _has_commit_key(r.lower) and not _has_rejection_key(r.lower):
         return None
-    spans = retracted_prefix(r) + concession_spans(r)
+    spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
     if not spans:
         return None
     text = blank(r.text, spans)
