@@ -107,3 +107,45 @@ def test_a_rejection_withdraws_only_what_it_names(task_id: str, output: str, com
 def test_property_rejected_ids_never_hedge(label: str, wrong: list[str]) -> None:
     output = f"Answer: 1406.2661\n{label} {', '.join(wrong)}"
     assert grade("1406.2661/id", output).composite == 1.0, output
+
+
+# ------------------------------------------------------------------------------------------- conditionals
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("2005.14165/id", "If you're asking about GPT-3, 2005.14165; if you meant InstructGPT, then 2203.02155."),
+    ("2005.14165/year", "If the question means the first arXiv version: 2020. Otherwise, 2021."),
+    ("2005.14165/author", "If the order on arXiv is kept, Tom B. Brown; otherwise Benjamin Mann."),
+    ("2005.14165/author", "If alphabetical, it would be Dario Amodei, else Tom Brown."),
+    ("2005.14165/title", "If 2005.14165 is the GPT-3 paper, it's \"Language Models are Few-Shot Learners\"; "
+                         "otherwise perhaps \"Training language models to follow instructions with human feedback\"."),
+])
+def test_answers_under_different_conditions_hedge(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.correctness, g.composite) == (0.5, 0.75), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # one condition, one answer: committed
+    ("2005.14165/id", "If I remember right, 2005.14165.", 1.0),
+    # branches that give other kinds of value are no rival answers
+    ("2005.14165/id", "If you need the ID, 2005.14165; if you need the year, 2020.", 1.0),
+    # a conditional after the answer, not around it, offers no second answer
+    ("2005.14165/id", "2005.14165. If you want the follow-up, see also 2203.02155; otherwise that is all.", 1.0),
+    # every branch wrong: wrong
+    ("2005.14165/id", "If you mean one paper, 2203.02155; otherwise 2001.08361.", 0.5),
+    # every branch right: committed
+    ("2005.14165/id", "If you mean v1, 2005.14165; otherwise 2005.14165v4.", 1.0),
+])
+def test_conditionals_hedge_only_with_two_answers(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(cond_a=st.sampled_from(["If you mean the preprint", "If the question is about v1", "If I recall correctly"]),
+       cond_b=st.sampled_from(["otherwise", "if not", "if you mean the other one", "else"]),
+       wrong=st.sampled_from(["2203.02155", "2001.08361", "1706.03762"]), right_first=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_property_a_conditional_second_answer_never_scores_above_hedged(cond_a: str, cond_b: str, wrong: str,
+                                                                         right_first: bool) -> None:
+    a, b = ("2005.14165", wrong) if right_first else (wrong, "2005.14165")
+    output = f"{cond_a}, {a}; {cond_b}, {b}."
+    assert grade("2005.14165/id", output).composite <= 0.75, output

@@ -1089,6 +1089,8 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
+    if verdict[0] == 1.0 and "if" in r.lower:  # "If you mean X, A; otherwise B": two answers, hedged
+        verdict = _conditional_hedge(grader, m, r, verdict)
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
     part = committed_part(r)
@@ -1096,6 +1098,55 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
         committed = grader(m, part)
         if committed[1] or part.refuses():
             return committed
+    return verdict
+
+
+#: The words that open a branch of a conditional answer ("if you mean X, A; otherwise B").
+_BRANCH_WORDS: tuple[str, ...] = ("if", "otherwise", "else")
+#: What may stand before a branch word: the text's start, a clause's punctuation or a joining word.
+_BRANCH_LEAD_RE = re.compile(r"(?:^|[.;:,!?(\n—–-]|\b(?:and|but|or))[ \t*_\"'“‘]*\Z")
+
+
+def _conditional_branches(r: Response) -> list[tuple[int, int]]:
+    """The branches of a conditional answer, ``(start, end)`` each: from each branch word (``_BRANCH_WORDS``) that
+    opens a clause to the next, the first being "if" ("If you mean the original paper, A; if you mean the
+    follow-up, B", "If P, A; otherwise B"); ``[]`` for fewer than two branches.  What precedes the first "if" is
+    no branch, so "A. If you want more, see B" has none."""
+    lower, at = r.lower, []
+    for word in _BRANCH_WORDS:
+        i = lower.find(word)
+        while i >= 0:
+            j = i + len(word)
+            if (i == 0 or not lower[i - 1].isalnum()) and (j == len(lower) or not lower[j].isalnum()) and (
+                    _BRANCH_LEAD_RE.search(lower, max(0, i - 8), i) is not None):
+                at.append((i, word))
+            i = lower.find(word, j)
+    at.sort()
+    while at and at[0][1] != "if":
+        at.pop(0)
+    if len(at) < 2:
+        return []
+    return [(start, end) for (start, _), (end, _) in zip(at, at[1:] + [(len(lower), "")], strict=True)]
+
+
+def _conditional_hedge(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response,
+                       verdict: Verdict) -> Verdict:
+    """``verdict`` (a correct one), or hedged when the response gives its answers under conditions
+    (:func:`_conditional_branches`) and one branch alone is correct while another alone gives another answer
+    (wrong, or itself hedged): "If the list is alphabetical, Chen; otherwise Mikolov" offers two first authors.
+    Each branch is graded with the rest of the response blanked; only responses with two branch words that open
+    clauses get here."""
+    branches = _conditional_branches(r)
+    if not branches:
+        return verdict
+    text, n, right, other = r.text, len(r.text), False, False
+    for start, end in branches:
+        part = grader(m, Response(blank(text, [(0, start), (end, n)]), r.raw, r.echoed, r.truncated))
+        right = right or part[0] == 1.0
+        other = other or bool(part[1]) and part[0] in (0.0, HEDGED_CREDIT)
+    if right and other:
+        return HEDGED_CREDIT, 1.0, ("the right answer is given under one condition and another answer under "
+                                    "another (\"if ..., A; otherwise B\"); commit to one answer")
     return verdict
 
 
