@@ -149,3 +149,37 @@ def test_property_a_conditional_second_answer_never_scores_above_hedged(cond_a: 
     a, b = ("2005.14165", wrong) if right_first else (wrong, "2005.14165")
     output = f"{cond_a}, {a}; {cond_b}, {b}."
     assert grade("2005.14165/id", output).composite <= 0.75, output
+
+
+# ------------------------------------------------------------------------- another title, written in any case
+
+@pytest.mark.parametrize("output", [
+    "Neural machine translation by jointly learning to align and translate",
+    "Dropout: a simple way to prevent neural networks from overfitting",
+    "Improving language understanding by generative pre-training.",
+    "\"Proximal policy optimization algorithms\"",
+    "U-net: convolutional networks for biomedical image segmentation",
+    "Learning representations by back-propagating errors",
+])
+def test_a_title_shaped_line_that_is_not_the_title_is_wrong(output: str) -> None:
+    g = grade("1706.03762/title", output)
+    assert (g.correctness, g.well_formed, g.composite) == (0.0, 1.0, 0.5), output
+
+
+@pytest.mark.parametrize("output", [
+    "Good question, let me look into it.", "Sorry, no idea.", "Not sure.", "Service temporarily unavailable.",
+    "Could you rephrase the question?", "It was a famous paper.",
+    "Thanks for asking!", "I think you should check Google Scholar.", "See the abstract page.",
+])
+def test_filler_lines_stay_evasive(output: str) -> None:
+    g = grade("1706.03762/title", output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+@given(words=st.lists(st.sampled_from(sorted(
+    "great question thanks please sure sorry check look help know idea maybe answer title".split())),
+    min_size=1, max_size=8))
+@settings(max_examples=80, deadline=None)
+def test_property_filler_words_never_make_a_title(words: list[str]) -> None:
+    output = " ".join(words).capitalize()
+    assert grade("1706.03762/title", output).composite == 0.0, output

@@ -76,7 +76,7 @@ from verifiers.arxiv.matching import (
     title_spans,
     year_of,
 )
-from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote, words_of
+from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
 from verifiers.arxiv.papers import PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
@@ -683,7 +683,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if fragment:          # sentence-case fragment of the title
         spans = _one_line(r) if any(key in lower for key, _ in m.title_words) else []
         if not spans:
-            return no_answer(f"title '{title}'", "a title", r)
+            return _no_title(title, r)
     total = len(m.title_words)
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
@@ -698,7 +698,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         return no_answer(f"title '{title}'", "a title", r)
     share, hits, extra, _ = best
     if fragment and (extra or share < PARTIAL_TITLE_MIN_SHARE):  # a sentence, not a fragment of the title
-        return no_answer(f"title '{title}'", "a title", r)
+        return _no_title(title, r)
     if share >= PARTIAL_TITLE_MIN_SHARE and not extra:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
         return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words in "
@@ -707,6 +707,46 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+#: Words that make a line a sentence addressed to someone, not a title: first and second person.
+_PERSON_WORDS = frozenset("i i'm i've i'd i'll me my mine we we're we've us our you you're your yours".split())
+#: Words that open a sentence about the paper, not a title ("It was published in 2014", "There is no such paper").
+_LINE_OPENERS = frozenset("it it's its this that these those he she they there here his her their published submitted "
+                          "released presented introduced written authored appeared proposed posted accepted".split())
+_LINE_WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+def _title_shaped_line(r: Response) -> tuple[int, int] | None:
+    """The span of a response that is one line shaped as a title, in any case ("Going deeper with convolutions",
+    "Toolformer: language models can teach themselves to use tools"), or ``None``: 2 to 20 words, a capital or a
+    digit first, no "?" or "!" at its end, no sentence opener first (``_LINE_OPENERS``: "It", "This", "There"),
+    no first- or second-person word, and at least two content words, no fewer than its filler, question and
+    lookup words (``DISCOURSE_WORDS``: "Great question, let me check" is no title); not refused, negated or
+    echoed (:meth:`Response.counts`)."""
+    text = r.text
+    stripped = text.strip().strip("\"“”'‘’`*_«»")
+    if not stripped or "\n" in stripped or stripped[-1] in "?!" or not (stripped[0].isupper() or stripped[0].isdigit()):
+        return None
+    words = [w.lower() for w in _LINE_WORD_RE.findall(stripped)]
+    if not 2 <= len(words) <= 20 or words[0] in _LINE_OPENERS or not _PERSON_WORDS.isdisjoint(words):
+        return None
+    content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
+    if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):
+        return None
+    start = text.index(stripped)
+    end = start + len(stripped)
+    if not r.counts(start, end) or r.may_refuse() and r.refuses():
+        return None
+    return start, end
+
+
+def _no_title(title: str, r: Response) -> Verdict:
+    """The verdict on a response without the title or a fragment of it: a title-shaped line
+    (:func:`_title_shaped_line`) is another title, confidently wrong; anything else offers no title (evasive)."""
+    if _title_shaped_line(r) is not None:
+        return 0.0, 1.0, f"expected title '{title}', response gave another title: {quote(r.raw)}"
+    return no_answer(f"title '{title}'", "a title", r)
 
 
 def _one_line(r: Response) -> list[tuple[int, int]]:
