@@ -183,3 +183,32 @@ def test_filler_lines_stay_evasive(output: str) -> None:
 def test_property_filler_words_never_make_a_title(words: list[str]) -> None:
     output = " ".join(words).capitalize()
     assert grade("1706.03762/title", output).composite == 0.0, output
+
+
+# ------------------------------------------------------------------------------- BibTeX braces, dash subtitles
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1512.03385/title", "@inproceedings{he2016deep,\n  title={{Deep} {Residual} {Learning} for {Image} "
+                         "{Recognition}},\n  year={2016}\n}"),
+    ("2106.09685/title", "title = {{LoRA:} {Low-Rank} {Adaptation} of {Large} {Language} {Models}}"),
+    ("1406.2661/title", "@article{gan, title={{Generative} {Adversarial} {Networks}}, author={Goodfellow, Ian}}"),
+])
+def test_bibtex_protective_braces_read_away(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+def test_a_bibtex_placeholder_stays_evasive() -> None:
+    assert grade("1512.03385/title", "@misc{x, title={TITLE}}").composite == 0.0
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Deep Residual Learning for Image Recognition - Revisited", 0.5),
+    ("Deep Residual Learning for Image Recognition — Reconsidered.", 0.5),
+    ("Deep Residual Learning for Image Recognition – A Decade Later in Vision", 0.5),
+    # an attribution after the dash is no subtitle
+    ("Deep Residual Learning for Image Recognition - Kaiming He", 1.0),
+    ("Deep Residual Learning for Image Recognition — He et al., 2015", 1.0),
+    ("Deep Residual Learning for Image Recognition - the ResNet paper", 1.0),
+])
+def test_a_subtitle_after_a_dash_makes_another_title(output: str, composite: float) -> None:
+    assert grade("1512.03385/title", output).composite == composite, output

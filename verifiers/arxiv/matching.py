@@ -60,6 +60,7 @@ from verifiers.arxiv.normalise import (
     squash,
     squeeze_spaces,
     strip_markup,
+    unbrace_bibtex,
     unconfuse,
 )
 from verifiers.arxiv.papers import Paper
@@ -574,11 +575,31 @@ def in_longer_quote(text: str, start: int, end: int) -> bool:
     return False
 
 
+#: A subtitle after a spaced dash, to the line's end (a full stop, a closing quote or bracket may end it): title-case
+#: words (group 1), minor words between.
+_DASH_SUBTITLE_RE = re.compile(rf"[ \t]*[-–—][ \t]+({CAP_WORD}(?:[ \t]+(?:{MINOR_WORD}[ \t]+)*{CAP_WORD}){{0,6}})"
+                               r"[ \t\"”’'`*_)\].]*(?:\n|\Z)")
+
+
+def _dash_subtitle(text: str, end: int) -> bool:
+    """Whether a subtitle follows the title ending at ``end`` after a spaced dash ("Attention Is All You Need -
+    Revisited", "... — A Second Look at Self-Attention"): a participle ("Revisited", "Reloaded", "Explained") or
+    three or more title words, ending the line.  One or two other words after a dash are read as an attribution
+    ("— Vaswani", "- Ashish Vaswani"), and so is a name with "et al.", a comma or a year (they end no run)."""
+    found = _DASH_SUBTITLE_RE.match(text, end, end + 120)
+    if found is None:
+        return False
+    words = found.group(1).split()
+    return len(words) >= 3 or words[0].endswith("ed") and words[0].lower() not in NON_NAME_WORDS and len(words[0]) >= 7
+
+
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
     inside the same quotes, a subtitle, further capitalised words (also after capitalised minor words: "... In
     Speech Separation") or a fused prefix around it, or a preposition and a content word after it."""
     if in_longer_quote(text, start, end):
+        return True
+    if text.startswith((" -", " –", " —", "-", "–", "—"), end, end + 3) and _dash_subtitle(text, end):
         return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
@@ -1746,6 +1767,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
     text = strip_markup(unconfuse(raw))
+    if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
+        text = unbrace_bibtex(text)
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
     if not plain:
         text = one_item_per_line(squeeze_spaces(text))
