@@ -212,3 +212,23 @@ def test_a_bibtex_placeholder_stays_evasive() -> None:
 ])
 def test_a_subtitle_after_a_dash_makes_another_title(output: str, composite: float) -> None:
     assert grade("1512.03385/title", output).composite == composite, output
+
+
+# --------------------------------------------------------------------- "A vs. B", ids that look like words
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1512.03385/author", "Kaiming He vs. Xiangyu Zhang"),
+    ("1512.03385/author", "Kaiming He vs Jian Sun"),
+    ("2106.09685/author", "Edward J. Hu vs. Yelong Shen (not sure which)"),
+])
+def test_names_set_against_each_other_hedge(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.75, output
+
+
+@pytest.mark.parametrize("output", [
+    "Error 503: upstream timeout (trace 9b2e-77c1). Retry later.",
+    "Request 4d7a-0091 failed.",
+])
+def test_a_token_starting_with_a_digit_is_no_name(output: str) -> None:
+    g = grade("1512.03385/author", output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output

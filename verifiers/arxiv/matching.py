@@ -371,9 +371,9 @@ def retracted(text: str, start: int, end: int) -> bool:
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
 #: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively|if\s+not"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs(?!\.)|versus|maybe|perhaps|possibly|alternatively|if\s+not"
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
-    r"\b,?|/|\?[ \t]+(?=[^?\n]{1,60}\?)"
+    r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
@@ -900,11 +900,12 @@ def _field_label(label: str) -> bool:
 
 def name_like(word: str, exclude: frozenset[str]) -> bool:
     """Whether a capitalised word may be a person's name: two letters or more, not a function, filler, meta or
-    citation word, not a word of the question (``exclude``), not a possessive of one."""
+    citation word, not a word of the question (``exclude``), not a possessive of one, not starting with a digit
+    (a request id's "7f3a", "2D")."""
     lowered = word.lower()
     if lowered.endswith(("'s", "’s")):
         lowered = lowered[:-2]
-    if lowered in NON_NAME_WORDS or lowered in exclude:
+    if lowered in NON_NAME_WORDS or lowered in exclude or lowered[:1].isdigit():  # "7f3a", "2D": no name
         return False
     # two letters or more; the count is needed only for words that are not all letters ("2D", "O'Neil")
     return len(lowered) >= 2 if lowered.isalpha() else sum(c.isalpha() for c in lowered) >= 2
