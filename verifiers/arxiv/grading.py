@@ -16,15 +16,19 @@ retracted and do not count):
   (:func:`grade_committed`; the whole response when that part offers no answer).
 * **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
   are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005); old-style IDs (``cs/0601001``) are IDs.
-  A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix") is no rival
-  when a value without such a cue remains.
+  A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix"), or that its
+  clause attributes to another work (:func:`_other_work_before`: "for comparison, X is ...", "its follow-up
+  ... is ...", a line under "References:"), is no rival when a value without such a cue remains.
+* **conditionals**: the right answer under one condition and another under another ("If you mean X, A;
+  otherwise B") is hedged (:func:`_conditional_hedge`).
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
   other title listed with it ("A or B", list items), hedged.  A title-like answer with at least half of the
   title's content words in the title's order, and no content word the title lacks (a title with other words,
   "Denoising Diffusion Implicit Models", is another paper's: wrong), earns ``PARTIAL_TITLE_WEIGHT`` x that
-  share, at most 0.3 (composite 0.65), clearly below hedged.
+  share, at most 0.3 (composite 0.65), clearly below hedged.  A one-line answer shaped as a title in any case
+  that is not the title is wrong, not evasive (:func:`_title_shaped_line`).
 * **author**: correct when the first author's surname occurs in a citation form (see
   :func:`verifiers.arxiv.matching.author_pattern`, as a whole name: "Smith-Vaswani" is someone else); naming
   co-authors too is fine, offering another name as an alternative ("Kingma or Ba") is hedged, giving them a role
