@@ -1133,7 +1133,7 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
-    if verdict[0] == 1.0 and "if" in r.lower:  # "If you mean X, A; otherwise B": two answers, hedged
+    if verdict[0] == 1.0 and "if " in r.lower:  # "If you mean X, A; otherwise B": two answers, hedged
         verdict = _conditional_hedge(grader, m, r, verdict)
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
@@ -1145,6 +1145,9 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     return verdict
 
 
+#: A branch of a conditional answer is at most this long, and the next starts at most this far after it
+#: (characters): one conditional is a sentence or two, not two far-apart uses of "if" in a long answer.
+BRANCH_REACH = 160
 #: The words that open a branch of a conditional answer ("if you mean X, A; otherwise B").
 _BRANCH_WORDS: tuple[str, ...] = ("if", "otherwise", "else")
 #: What may stand before a branch word: the text's start, a clause's punctuation or a joining word.
@@ -1157,6 +1160,8 @@ def _conditional_branches(r: Response) -> list[tuple[int, int]]:
     follow-up, B", "If P, A; otherwise B"); ``[]`` for fewer than two branches.  What precedes the first "if" is
     no branch, so "A. If you want more, see B" has none."""
     lower, at = r.lower, []
+    if "if " not in lower or "otherwise" not in lower and "else" not in lower and lower.count("if ") < 2:
+        return []
     for word in _BRANCH_WORDS:
         i = lower.find(word)
         while i >= 0:
@@ -1170,7 +1175,11 @@ def _conditional_branches(r: Response) -> list[tuple[int, int]]:
         at.pop(0)
     if len(at) < 2:
         return []
-    return [(start, end) for (start, _), (end, _) in zip(at, at[1:] + [(len(lower), "")], strict=True)]
+    ends = [start for start, _ in at[1:]] + [len(lower)]
+    branches = [(start, min(end, start + BRANCH_REACH)) for (start, _), end in zip(at, ends, strict=True)]
+    # one conditional: branches that follow each other closely ("If X, A; if Y, B"), not two far-apart "if"s
+    close = all(branches[i + 1][0] - branches[i][0] <= BRANCH_REACH for i in range(len(branches) - 1))
+    return branches if close else []
 
 
 def _conditional_hedge(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response,
@@ -1178,14 +1187,13 @@ def _conditional_hedge(grader: Callable[[PaperMatcher, Response], Verdict], m: P
     """``verdict`` (a correct one), or hedged when the response gives its answers under conditions
     (:func:`_conditional_branches`) and one branch alone is correct while another alone gives another answer
     (wrong, or itself hedged): "If the list is alphabetical, Chen; otherwise Mikolov" offers two first authors.
-    Each branch is graded with the rest of the response blanked; only responses with two branch words that open
-    clauses get here."""
+    Each branch is graded on its own text; only responses with two branch words that open clauses get here."""
     branches = _conditional_branches(r)
     if not branches:
         return verdict
-    text, n, right, other = r.text, len(r.text), False, False
+    text, right, other = r.text, False, False
     for start, end in branches:
-        part = grader(m, Response(blank(text, [(0, start), (end, n)]), r.raw, r.echoed, r.truncated))
+        part = grader(m, Response(text[start:end], r.raw, r.echoed, r.truncated))
         right = right or part[0] == 1.0
         other = other or bool(part[1]) and part[0] in (0.0, HEDGED_CREDIT)
     if right and other:

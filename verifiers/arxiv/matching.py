@@ -1480,14 +1480,16 @@ REJECTION_RE = re.compile(
     r"\b(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
     r"(?:\s+(?:alternatives?|candidates?|options?|answers?|guesses|ids?|titles?|names?|years?))?[ \t*_]*:"
     r"|(?:earlier|previously|before|originally|initially|at\s+first)\s*,?\s*i\s+(?:had\s+)?"
-    r"|i\s+(?:had\s+)?(?:earlier|previously|originally|initially|first|mistakenly|wrongly|erroneously"
-    r"|accidentally)\s+)"
-    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated|claimed|guessed|mentioned)",
+    r"|i\s+(?:had\s+)?(?:earlier|previously|originally|initially|first|mistakenly|wrongly)\s+)"
+    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated)",
     re.IGNORECASE,
 )
-_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclude", "eliminat", "earlier",
-                                    "previous", "before", "originally", "initially", "at first", "mistaken",
-                                    "wrongly", "erroneous", "accidental", "first wrote", "first said")
+#: Every match holds one of these (on ASCII text; see :class:`CaseFree`): a rejection word, or "i" and the verb or
+#: adverb of the account (``_ACCOUNT_KEY_RE``).
+_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclud", "eliminat")
+#: The account's key: one pattern with the literal prefix "i " (re scans for the prefix in C), not a find per verb.
+_ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
+                             r"|originally|initially|first|mistakenly|wrongly)\b")
 _has_rejection_key = contains_any(_REJECTION_KEYS)
 _REJECTION = CaseFree(REJECTION_RE)
 
@@ -1497,10 +1499,15 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
     rejected candidates up to its line's end ("Alternatives considered and rejected: A, B"; the lines below,
     its list's items, when the label ends its line), and an account of an earlier answer up to its clause's
     end ("Edit: C (earlier I wrote A by mistake)", "C; I previously said A").  Searched only around the keys."""
-    if not _has_rejection_key(r.lower):
-        return []
-    text, spans = r.text, []
-    for hit in keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40):
+    text, lower, spans = r.text, r.lower, []
+    hits = keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40) if _has_rejection_key(lower) else []
+    if _ACCOUNT_KEY_RE.search(lower) is not None and len(lower) == len(text):
+        twin = _REJECTION.twin if r.ascii else REJECTION_RE
+        for key in _ACCOUNT_KEY_RE.finditer(lower):  # the account starts at most 30 characters before its key
+            hit = twin.search(lower if r.ascii else text, max(0, key.start() - 30), key.end() + 20)
+            if hit is not None:
+                hits.append(hit)
+    for hit in hits:
         if text[hit.end() - 1] == ":":  # a label: its line, or the lines below it
             end = text.find("\n", hit.end())
             if end >= 0 and not text[hit.end():end].strip(" \t*_"):
@@ -1524,7 +1531,7 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
-    if not _has_commit_key(r.lower) and not _has_rejection_key(r.lower):
+    if not _has_commit_key(r.lower) and not _has_rejection_key(r.lower) and _ACCOUNT_KEY_RE.search(r.lower) is None:
         return None
     spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
     if not spans:
