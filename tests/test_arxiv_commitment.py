@@ -232,3 +232,23 @@ def test_names_set_against_each_other_hedge(task_id: str, output: str) -> None:
 def test_a_token_starting_with_a_digit_is_no_name(output: str) -> None:
     g = grade("1512.03385/author", output)
     assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+# ---------------------------------------------------------------------------- sources cited by a refusal
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1512.03385/year", "I'm unable to verify that; see the arXiv terms of use (2020)."),
+    ("1512.03385/year", "Sorry, I can't look it up. Please refer to the 2022 submission guidelines."),
+    ("1512.03385/id", "I can't browse arXiv. Consult the help page (see 0704.0001 for the format history)."),
+])
+def test_a_number_in_a_source_cited_by_a_refusal_is_no_answer(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1512.03385/year", "2015. See the arXiv listing for the exact date.", 1.0),
+    ("1512.03385/year", "I can't be certain, but 2015.", 1.0),
+])
+def test_a_pointer_to_a_source_leaves_an_answer_alone(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output

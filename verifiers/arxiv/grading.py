@@ -303,6 +303,26 @@ def _other_work_before(r: Response, start: int) -> bool:
     return ("\n" in window and _REFERENCE_HEADING_RE.search(lower, lo, start) is not None)
 
 
+#: A pointer to a source in a candidate's clause: "see", "refer to", "consult", "check".
+_SOURCE_BEFORE_RE = re.compile(r"\b(?:see|refer\s+to|consult|check)\b")
+
+
+def _only_cited(r: Response, offered: dict[str, tuple[int, int]], found: list[str]) -> bool:
+    """Whether a response that refuses offers the values ``found`` only as part of a source it points to ("I
+    cannot answer; see arXiv policy (2019)", "I can't say. Refer to the 2021 FAQ."): each one's clause, before it,
+    holds a pointer (``_SOURCE_BEFORE_RE``).  Such a number is no answer; a refusal offers none."""
+    if not found or not r.refuses():
+        return False
+    lower = r.lower
+    for value in found:
+        start = offered[value][0]
+        lo = max(0, start - 80)
+        breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)]
+        if _SOURCE_BEFORE_RE.search(lower, breaks[-1] if breaks else lo, start) is None:
+            return False
+    return True
+
+
 #: An old-style arXiv identifier (to March 2007): archive, optional subject class, "/", YYMMNNN ("cs/0601001",
 #: "hep-th/9901001", "math.AG/0601001"), optional version.  A wrong one is a wrong ID, not a missing one.
 OLD_ID_RE = re.compile(r"(?<![\w.-])((?:[a-z]+(?:-[a-z]+)?)(?:\.[A-Z]{2})?/[0-9]{2}(?:0[1-9]|1[0-2])[0-9]{3})"
@@ -360,7 +380,10 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
     """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
     want = m.paper.arxiv_id
-    found = _without_context(r, _offered(r, find_ids(r.text)))
+    offered = _offered(r, find_ids(r.text))
+    found = _without_context(r, offered)
+    if found and r.may_refuse() and _only_cited(r, offered, found):
+        found = []  # "I can't answer; see the arXiv FAQ (1501.00001)": a source cited by a refusal
     if not found:
         return no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", r)
     return committed_or_hedged(found, want, "ID")
@@ -378,6 +401,8 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
     found = _without_context(r, offered)
+    if r.may_refuse() and _only_cited(r, offered, found):  # "I cannot answer; see arXiv policy (2019)"
+        return no_answer(f"year {want}", "a 4-digit year", r, hint)
     offered = {v: offered[v] for v in found}
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
         events = {v for v, (start, end) in offered.items()
