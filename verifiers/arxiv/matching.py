@@ -1537,7 +1537,13 @@ def committed_part(r: Response) -> Response | None:
     if not spans:
         return None
     text = blank(r.text, spans)
+    # The part is graded on its own (no offset is compared with r's): a blanked run is read as one space, as
+    # prepare() reads every whitespace run, so that no pattern with several \s* in a row meets a long run.
+    text = _SPACE_RUN_RE.sub(" ", text)
     return Response(text, r.raw, r.echoed, r.truncated)
+
+
+_SPACE_RUN_RE = re.compile(r"  +")
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
