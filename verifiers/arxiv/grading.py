@@ -311,16 +311,21 @@ def _only_cited(r: Response, offered: dict[str, tuple[int, int]], found: list[st
     """Whether a response that refuses offers the values ``found`` only as part of a source it points to ("I
     cannot answer; see arXiv policy (2019)", "I can't say. Refer to the 2021 FAQ."): each one's clause, before it,
     holds a pointer (``_SOURCE_BEFORE_RE``).  Such a number is no answer; a refusal offers none."""
-    if not found or not r.refuses():
+    if not found:
         return False
     lower = r.lower
     for value in found:
         start = offered[value][0]
         lo = max(0, start - 80)
+        if not _has_source_key(lower[lo:start]):
+            return False
         breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)]
         if _SOURCE_BEFORE_RE.search(lower, breaks[-1] if breaks else lo, start) is None:
             return False
-    return True
+    return r.refuses()  # last: a search of the whole response, read once
+
+
+_has_source_key = contains_any(("see", "refer", "consult", "check"))
 
 
 #: An old-style arXiv identifier (to March 2007): archive, optional subject class, "/", YYMMNNN ("cs/0601001",
