@@ -16,15 +16,19 @@ retracted and do not count):
   (:func:`grade_committed`; the whole response when that part offers no answer).
 * **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
   are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005); old-style IDs (``cs/0601001``) are IDs.
-  A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix") is no rival
-  when a value without such a cue remains.
+  A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix"), or that its
+  clause attributes to another work (:func:`_other_work_before`: "for comparison, X is ...", "its follow-up
+  ... is ...", a line under "References:"), is no rival when a value without such a cue remains.
+* **conditionals**: the right answer under one condition and another under another ("If you mean X, A;
+  otherwise B") is hedged (:func:`_conditional_hedge`).
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
   other title listed with it ("A or B", list items), hedged.  A title-like answer with at least half of the
   title's content words in the title's order, and no content word the title lacks (a title with other words,
   "Denoising Diffusion Implicit Models", is another paper's: wrong), earns ``PARTIAL_TITLE_WEIGHT`` x that
-  share, at most 0.3 (composite 0.65), clearly below hedged.
+  share, at most 0.3 (composite 0.65), clearly below hedged.  A one-line answer shaped as a title in any case
+  that is not the title is wrong, not evasive (:func:`_title_shaped_line`).
 * **author**: correct when the first author's surname occurs in a citation form (see
   :func:`verifiers.arxiv.matching.author_pattern`, as a whole name: "Smith-Vaswani" is someone else); naming
   co-authors too is fine, offering another name as an alternative ("Kingma or Ba") is hedged, giving them a role
@@ -76,7 +80,7 @@ from verifiers.arxiv.matching import (
     title_spans,
     year_of,
 )
-from verifiers.arxiv.normalise import NON_NAME_WORDS, listing, quote, words_of
+from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
 from verifiers.arxiv.papers import PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
@@ -243,9 +247,85 @@ def _without_context(r: Response, offered: dict[str, tuple[int, int]]) -> list[s
     context = set()
     for value, (start, _) in offered.items():
         window = r.lower[max(0, start - 40):start]
-        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window):
+        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window) or _other_work_before(r, start) or (
+                ("with" in window or "like" in window or "such" in window) and _PREFIX_BEFORE_RE.search(window)):
             context.add(value)
     return [v for v in offered if v not in context] if context and len(context) < len(offered) else list(offered)
+
+
+#: How far back the clause of a candidate is read for a cue naming another work (characters).
+CLAUSE_REACH = 200
+#: A cue, earlier in a candidate's clause, that the candidate belongs to another work than the answer: a
+#: cross-reference ("see also", "for comparison", "cf."), a related, earlier or later work ("the related paper",
+#: "its follow-up", "it was later followed by", "the predecessor", "not to be confused with", "a different
+#: paper"), or a reference list's heading ("References:", "Further reading:").
+_OTHER_WORK_RE = re.compile(
+    r"\b(?:see\s+also|cf\.|for\s+comparison|in\s+comparison|by\s+contrast|compared?\s+(?:with|to)|compare"
+    r"|related\s+(?:paper|work|article|preprint|study|model)s?|follow[\s-]?ups?|followed\s+by|succeeded\s+by"
+    r"|superseded\s+by|successors?|predecessors?|sequels?|companion\s+paper|not\s+to\s+be\s+confused"
+    r"|(?:a|an)\s+(?:different|separate|another|other|earlier|later|newer|older)\s+(?:paper|work|article|preprint)"
+    r"|(?:another|other)\s+(?:paper|work|article|preprint)s?|references|bibliography|further\s+reading"
+    r"|builds?\s+on|built\s+on|based\s+on|extends|extended\s+by|cited\s+by|cites)\b")
+_OTHER_WORK_KEYS: tuple[str, ...] = ("see also", "cf.", "compar", "contrast", "related", "follow", "succe",
+                                     "supersed", "predecess", "sequel", "companion", "confused", "different",
+                                     "separate", "another", "other", "earlier", "later", "newer", "older",
+                                     "references", "bibliography", "reading", "built", "build", "based", "extend",
+                                     "cite")
+_has_other_work_key = contains_any(_OTHER_WORK_KEYS)
+#: What ends the clause a cue governs: a sentence's end, a semicolon, a line break (unless a reference list's
+#: heading opens the lines below), "but", "whereas", "while".
+_CLAUSE_BREAK_RE = re.compile(r"[.!?](?=\s)|;|\n|\b(?:but|whereas|while)\b")
+#: A heading that makes every line below it a reference to other works ("References:", "## Related work").
+_REFERENCE_HEADING_RE = re.compile(r"(?:^|\n)[ \t#*_>]*(?:references|bibliography|further\s+reading|related"
+                                   r"\s+(?:work|papers)|see\s+also|sources)[ \t*_]*:?[ \t*_]*(?=\n)")
+
+
+#: The start of a number read out ("the identifier 2005.14165 starts with 2005"): a part, not a value of its own.
+#: Also an example of a kind of identifier ("old-style ones like cs/0112017").
+_PREFIX_BEFORE_RE = re.compile(r"\b(?:(?:starts?|begins?|starting|beginning|prefixed)\s+with|(?:ones|those|ids"
+                               r"|identifiers|numbers|formats?)\s+(?:such\s+as|like))\s*\Z")
+
+
+def _other_work_before(r: Response, start: int) -> bool:
+    """Whether the candidate at ``start`` is attributed to another work than the answer: a cue of
+    ``_OTHER_WORK_RE`` earlier in its clause (at most ``CLAUSE_REACH`` characters back; "See also the related
+    paper "..." (arXiv:1310.4546)", "For comparison, "..." is 1503.02531", "its follow-up, ..., is
+    1310.4546"), or a reference list's heading above it ("References:\n[1] ..., arXiv:1310.4546").  A
+    substring test on the window comes first; most candidates have no cue near them."""
+    lower = r.lower
+    lo = max(0, start - CLAUSE_REACH)
+    window = lower[lo:start]
+    if not _has_other_work_key(window):
+        return False
+    breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)]
+    if _OTHER_WORK_RE.search(lower, breaks[-1] if breaks else lo, start) is not None:
+        return True
+    return ("\n" in window and _REFERENCE_HEADING_RE.search(lower, lo, start) is not None)
+
+
+#: A pointer to a source in a candidate's clause: "see", "refer to", "consult", "check".
+_SOURCE_BEFORE_RE = re.compile(r"\b(?:see|refer\s+to|consult|check)\b")
+
+
+def _only_cited(r: Response, offered: dict[str, tuple[int, int]], found: list[str]) -> bool:
+    """Whether a response that refuses offers the values ``found`` only as part of a source it points to ("I
+    cannot answer; see arXiv policy (2019)", "I can't say. Refer to the 2021 FAQ."): each one's clause, before it,
+    holds a pointer (``_SOURCE_BEFORE_RE``).  Such a number is no answer; a refusal offers none."""
+    if not found:
+        return False
+    lower = r.lower
+    for value in found:
+        start = offered[value][0]
+        lo = max(0, start - 80)
+        if not _has_source_key(lower[lo:start]):
+            return False
+        breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)]
+        if _SOURCE_BEFORE_RE.search(lower, breaks[-1] if breaks else lo, start) is None:
+            return False
+    return r.refuses()  # last: a search of the whole response, read once
+
+
+_has_source_key = contains_any(("see", "refer", "consult", "check"))
 
 
 #: An old-style arXiv identifier (to March 2007): archive, optional subject class, "/", YYMMNNN ("cs/0601001",
@@ -305,7 +385,10 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
     """Correctness 1 for the right ID alone (repeats and ``vN`` allowed), 0.5 among other IDs,
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
     want = m.paper.arxiv_id
-    found = _without_context(r, _offered(r, find_ids(r.text)))
+    offered = _offered(r, find_ids(r.text))
+    found = _without_context(r, offered)
+    if found and r.may_refuse() and _only_cited(r, offered, found):
+        found = []  # "I can't answer; see the arXiv FAQ (1501.00001)": a source cited by a refusal
     if not found:
         return no_answer(f"ID {want}", "an arXiv ID like YYMM.NNNNN", r)
     return committed_or_hedged(found, want, "ID")
@@ -323,11 +406,15 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
     found = _without_context(r, offered)
+    if r.may_refuse() and _only_cited(r, offered, found):  # "I cannot answer; see arXiv policy (2019)"
+        return no_answer(f"year {want}", "a 4-digit year", r, hint)
     offered = {v: offered[v] for v in found}
     if len(found) > 1:  # "2015. It won the best paper award at CVPR 2016": 2016 dates another event
         events = {v for v, (start, end) in offered.items()
                   if (_EVENT_BEFORE_RE.search(r.lower, max(0, start - EVENT_WINDOW), start)
-                      or _EVENT_AFTER_RE.match(r.lower, end, end + EVENT_WINDOW))
+                      and not _submission_before(r.lower, start, offered)
+                      or _EVENT_AFTER_RE.match(r.lower, end, end + 2 * EVENT_WINDOW)  # (its lookahead reads on)
+                      or _work_after(r.lower, start, end))
                   and not _ALTERNATIVE_BEFORE_RE.search(r.lower, max(0, start - 16), start)}
         if events and len(events) < len(found):
             found = [v for v in found if v not in events]
@@ -352,6 +439,49 @@ _EVENT_BEFORE_RE = re.compile(
     r"|follow[\s-]?ups?|successor|sequel|later\s+work"
     r"|award|conference|proceedings|journal|venue|cvpr|iccv|eccv|iclr|icml|neurips|nips|acl|emnlp|naacl|aaai"
     r"|ijcai|tmlr|jmlr|coling|icassp)\b[^.;!?\n]*\Z")
+
+
+#: A cue that a year dates the submission itself, not another event: the first, original or arXiv version, v1,
+#: the preprint, posted or submitted ("The first version dates from 2013", "The arXiv version was posted on 22
+#: December 2014").
+_SUBMISSION_BEFORE_RE = re.compile(
+    r"\b(?:(?:first|original|initial|earliest|arxiv|preprint)\s+(?:version|revision|draft|release)|v1|preprint"
+    r"|(?:first\s+)?(?:posted|submitted|uploaded))\b[^.;!?\n]*\Z")
+_SUBMISSION_KEYS: tuple[str, ...] = ("first", "original", "initial", "earliest", "arxiv", "preprint", "v1",
+                                     "posted", "submitted", "uploaded")
+_has_submission_key = contains_any(_SUBMISSION_KEYS)
+
+
+def _submission_before(lower: str, start: int, offered: dict[str, tuple[int, int]]) -> bool:
+    """Whether a cue of ``_SUBMISSION_BEFORE_RE`` dates the year at ``start`` as the submission's, read from the
+    previous candidate's end (or ``EVENT_WINDOW`` characters back): the nearest cue names the event, so "posted
+    on 22 December 2014, with ICLR 2015 acceptance" dates 2015 by ICLR, not by "posted"."""
+    lo = max([start - EVENT_WINDOW, 0] + [end for s, end in offered.values() if end <= start])
+    if not _has_submission_key(lower[lo:start]):
+        return False
+    cue = _SUBMISSION_BEFORE_RE.search(lower, lo, start)
+    return cue is not None and _LATER_VERSION_RE.search(lower, lo, cue.start()) is None  # "v7 was posted in 2023"
+
+
+#: A later version named before a submission cue: then "posted" dates that version ("v7 was posted in 2023").
+_LATER_VERSION_RE = re.compile(r"\b(?:v[2-9]|v[1-9][0-9]|latest|revised|revision|current|updated|camera[\s-]?ready"
+                               r"|final|journal|conference)\b")
+
+
+#: A year inside the name of another work right after an article: "a 2016 survey", "another 2019 study", "the
+#: 2021 review by ..." (not "the 2017 paper": that may be the paper itself).
+_ARTICLE_BEFORE_RE = re.compile(r"(?:^|[^\w])(?:a|an|another|the|one|their|his|her)[ \t]+\Z")
+_WORK_AFTER_RE = re.compile(
+    r"[ \t]+(?:[a-z-]+[ \t]+)?(?:survey|review|study|studies|article|book|blog|talk|tutorial|workshop|follow[\s-]?up"
+    r"|re-?implementation|benchmark|competition|challenge|edition|textbook|lecture|course|report|analysis"
+    r"|overview|thesis|dissertation|keynote|interview|podcast|video|post|paper\s+by)s?\b")
+
+
+def _work_after(lower: str, start: int, end: int) -> bool:
+    """Whether the year at ``lower[start:end]`` dates another work: an article before it and a work's noun after
+    it (``_WORK_AFTER_RE``: "a 2016 survey called it foundational")."""
+    return _ARTICLE_BEFORE_RE.search(lower, max(0, start - 10), start) is not None and _WORK_AFTER_RE.match(
+        lower, end, end + 40) is not None
 
 
 def _other_titles(m: PaperMatcher, r: Response) -> list[tuple[str, int, int]]:
@@ -566,6 +696,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     dropped += [span for span in committed if span not in kept]
     committed = kept
     other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
+    if committed and other_spans:  # "A - it was later followed by B": B is another work, no rival
+        other_spans = [(t, s, e) for t, s, e in other_spans if not _other_work_before(r, s)]
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
@@ -585,7 +717,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if fragment:          # sentence-case fragment of the title
         spans = _one_line(r) if any(key in lower for key, _ in m.title_words) else []
         if not spans:
-            return no_answer(f"title '{title}'", "a title", r)
+            return _no_title(title, r)
     total = len(m.title_words)
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
@@ -600,7 +732,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         return no_answer(f"title '{title}'", "a title", r)
     share, hits, extra, _ = best
     if fragment and (extra or share < PARTIAL_TITLE_MIN_SHARE):  # a sentence, not a fragment of the title
-        return no_answer(f"title '{title}'", "a title", r)
+        return _no_title(title, r)
     if share >= PARTIAL_TITLE_MIN_SHARE and not extra:
         credit = round(PARTIAL_TITLE_WEIGHT * share, 6)
         return credit, 1.0, (f"expected title '{title}'; response had {hits}/{total} of its content words in "
@@ -609,6 +741,46 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+#: Words that make a line a sentence addressed to someone, not a title: first and second person.
+_PERSON_WORDS = frozenset("i i'm i've i'd i'll me my mine we we're we've us our you you're your yours".split())
+#: Words that open a sentence about the paper, not a title ("It was published in 2014", "There is no such paper").
+_LINE_OPENERS = frozenset("it it's its this that these those he she they there here his her their published submitted "
+                          "released presented introduced written authored appeared proposed posted accepted".split())
+_LINE_WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+def _title_shaped_line(r: Response) -> tuple[int, int] | None:
+    """The span of a response that is one line shaped as a title, in any case ("Going deeper with convolutions",
+    "Toolformer: language models can teach themselves to use tools"), or ``None``: 2 to 20 words, a capital or a
+    digit first, no "?" or "!" at its end, no sentence opener first (``_LINE_OPENERS``: "It", "This", "There"),
+    no first- or second-person word, and at least two content words, no fewer than its filler, question and
+    lookup words (``DISCOURSE_WORDS``: "Great question, let me check" is no title); not refused, negated or
+    echoed (:meth:`Response.counts`)."""
+    text = r.text
+    stripped = text.strip().strip("\"“”'‘’`*_«»")
+    if not stripped or "\n" in stripped or stripped[-1] in "?!" or not (stripped[0].isupper() or stripped[0].isdigit()):
+        return None
+    words = [w.lower() for w in _LINE_WORD_RE.findall(stripped)]
+    if not 2 <= len(words) <= 20 or words[0] in _LINE_OPENERS or not _PERSON_WORDS.isdisjoint(words):
+        return None
+    content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
+    if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):
+        return None
+    start = text.index(stripped)
+    end = start + len(stripped)
+    if not r.counts(start, end) or r.may_refuse() and r.refuses():
+        return None
+    return start, end
+
+
+def _no_title(title: str, r: Response) -> Verdict:
+    """The verdict on a response without the title or a fragment of it: a title-shaped line
+    (:func:`_title_shaped_line`) is another title, confidently wrong; anything else offers no title (evasive)."""
+    if _title_shaped_line(r) is not None:
+        return 0.0, 1.0, f"expected title '{title}', response gave another title: {quote(r.raw)}"
+    return no_answer(f"title '{title}'", "a title", r)
 
 
 def _one_line(r: Response) -> list[tuple[int, int]]:
@@ -991,6 +1163,8 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
+    if verdict[0] == 1.0 and "if " in r.lower:  # "If you mean X, A; otherwise B": two answers, hedged
+        verdict = _conditional_hedge(grader, m, r, verdict)
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
     part = committed_part(r)
@@ -998,6 +1172,63 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
         committed = grader(m, part)
         if committed[1] or part.refuses():
             return committed
+    return verdict
+
+
+#: A branch of a conditional answer is at most this long, and the next starts at most this far after it
+#: (characters): one conditional is a sentence or two, not two far-apart uses of "if" in a long answer.
+BRANCH_REACH = 160
+#: The words that open a branch of a conditional answer ("if you mean X, A; otherwise B").
+_BRANCH_WORDS: tuple[str, ...] = ("if", "otherwise", "else")
+#: What may stand before a branch word: the text's start, a clause's punctuation or a joining word.
+_BRANCH_LEAD_RE = re.compile(r"(?:^|[.;:,!?(\n—–-]|\b(?:and|but|or))[ \t*_\"'“‘]*\Z")
+
+
+def _conditional_branches(r: Response) -> list[tuple[int, int]]:
+    """The branches of a conditional answer, ``(start, end)`` each: from each branch word (``_BRANCH_WORDS``) that
+    opens a clause to the next, the first being "if" ("If you mean the original paper, A; if you mean the
+    follow-up, B", "If P, A; otherwise B"); ``[]`` for fewer than two branches.  What precedes the first "if" is
+    no branch, so "A. If you want more, see B" has none."""
+    lower, at = r.lower, []
+    if "if " not in lower or "otherwise" not in lower and "else" not in lower and lower.count("if ") < 2:
+        return []
+    for word in _BRANCH_WORDS:
+        i = lower.find(word)
+        while i >= 0:
+            j = i + len(word)
+            if (i == 0 or not lower[i - 1].isalnum()) and (j == len(lower) or not lower[j].isalnum()) and (
+                    _BRANCH_LEAD_RE.search(lower, max(0, i - 8), i) is not None):
+                at.append((i, word))
+            i = lower.find(word, j)
+    at.sort()
+    while at and at[0][1] != "if":
+        at.pop(0)
+    if len(at) < 2:
+        return []
+    ends = [start for start, _ in at[1:]] + [len(lower)]
+    branches = [(start, min(end, start + BRANCH_REACH)) for (start, _), end in zip(at, ends, strict=True)]
+    # one conditional: branches that follow each other closely ("If X, A; if Y, B"), not two far-apart "if"s
+    close = all(branches[i + 1][0] - branches[i][0] <= BRANCH_REACH for i in range(len(branches) - 1))
+    return branches if close else []
+
+
+def _conditional_hedge(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response,
+                       verdict: Verdict) -> Verdict:
+    """``verdict`` (a correct one), or hedged when the response gives its answers under conditions
+    (:func:`_conditional_branches`) and one branch alone is correct while another alone gives another answer
+    (wrong, or itself hedged): "If the list is alphabetical, Chen; otherwise Mikolov" offers two first authors.
+    Each branch is graded on its own text; only responses with two branch words that open clauses get here."""
+    branches = _conditional_branches(r)
+    if not branches:
+        return verdict
+    text, right, other = r.text, False, False
+    for start, end in branches:
+        part = grader(m, Response(text[start:end], r.raw, r.echoed, r.truncated))
+        right = right or part[0] == 1.0
+        other = other or bool(part[1]) and part[0] in (0.0, HEDGED_CREDIT)
+    if right and other:
+        return HEDGED_CREDIT, 1.0, ("the right answer is given under one condition and another answer under "
+                                    "another (\"if ..., A; otherwise B\"); commit to one answer")
     return verdict
 
 

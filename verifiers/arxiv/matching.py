@@ -63,6 +63,7 @@ from verifiers.arxiv.normalise import (
     squash,
     squeeze_spaces,
     strip_markup,
+    unbrace_bibtex,
     unconfuse,
 )
 from verifiers.arxiv.papers import Paper
@@ -483,9 +484,9 @@ def retracted(text: str, start: int, end: int) -> bool:
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
 #: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs\.?|versus|maybe|perhaps|possibly|alternatively|if\s+not"
+    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs(?!\.)|versus|maybe|perhaps|possibly|alternatively|if\s+not"
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
-    r"\b,?|/|\?[ \t]+(?=[^?\n]{1,60}\?)"
+    r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
@@ -687,11 +688,31 @@ def in_longer_quote(text: str, start: int, end: int) -> bool:
     return False
 
 
+#: A subtitle after a spaced dash, to the line's end (a full stop, a closing quote or bracket may end it): title-case
+#: words (group 1), minor words between.
+_DASH_SUBTITLE_RE = re.compile(rf"[ \t]*[-–—][ \t]+({CAP_WORD}(?:[ \t]+(?:{MINOR_WORD}[ \t]+)*{CAP_WORD}){{0,6}})"
+                               r"[ \t\"”’'`*_)\].]*(?:\n|\Z)")
+
+
+def _dash_subtitle(text: str, end: int) -> bool:
+    """Whether a subtitle follows the title ending at ``end`` after a spaced dash ("Attention Is All You Need -
+    Revisited", "... — A Second Look at Self-Attention"): a participle ("Revisited", "Reloaded", "Explained") or
+    three or more title words, ending the line.  One or two other words after a dash are read as an attribution
+    ("— Vaswani", "- Ashish Vaswani"), and so is a name with "et al.", a comma or a year (they end no run)."""
+    found = _DASH_SUBTITLE_RE.match(text, end, end + 120)
+    if found is None:
+        return False
+    words = found.group(1).split()
+    return len(words) >= 3 or words[0].endswith("ed") and words[0].lower() not in NON_NAME_WORDS and len(words[0]) >= 7
+
+
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
     inside the same quotes, a subtitle, further capitalised words (also after capitalised minor words: "... In
     Speech Separation") or a fused prefix around it, or a preposition and a content word after it."""
     if in_longer_quote(text, start, end):
+        return True
+    if text.startswith((" -", " –", " —", "-", "–", "—"), end, end + 3) and _dash_subtitle(text, end):
         return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
@@ -992,11 +1013,12 @@ def _field_label(label: str) -> bool:
 
 def name_like(word: str, exclude: frozenset[str]) -> bool:
     """Whether a capitalised word may be a person's name: two letters or more, not a function, filler, meta or
-    citation word, not a word of the question (``exclude``), not a possessive of one."""
+    citation word, not a word of the question (``exclude``), not a possessive of one, not starting with a digit
+    (a request id's "7f3a", "2D")."""
     lowered = word.lower()
     if lowered.endswith(("'s", "’s")):
         lowered = lowered[:-2]
-    if lowered in NON_NAME_WORDS or lowered in exclude:
+    if lowered in NON_NAME_WORDS or lowered in exclude or lowered[:1].isdigit():  # "7f3a", "2D": no name
         return False
     # two letters or more; the count is needed only for words that are not all letters ("2D", "O'Neil")
     return len(lowered) >= 2 if lowered.isalpha() else sum(c.isalpha() for c in lowered) >= 2
@@ -1616,6 +1638,57 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
     return spans
 
 
+#: What withdraws the values after it: a label of rejected candidates ("Alternatives considered and rejected:",
+#: "Rejected alternative:", "Ruled out:") or an account of what the answer wrote before ("earlier I wrote",
+#: "I previously said", "I had mistakenly given").
+REJECTION_RE = re.compile(
+    r"\b(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
+    r"(?:\s+(?:alternatives?|candidates?|options?|answers?|guesses|ids?|titles?|names?|years?))?[ \t*_]*:"
+    r"|(?:earlier|previously|before|originally|initially|at\s+first)\s*,?\s*i\s+(?:had\s+)?"
+    r"|i\s+(?:had\s+)?(?:earlier|previously|originally|initially|first|mistakenly|wrongly)\s+)"
+    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated)",
+    re.IGNORECASE,
+)
+#: Every match holds one of these (on ASCII text; see :class:`CaseFree`): a rejection word, or "i" and the verb or
+#: adverb of the account (``_ACCOUNT_KEY_RE``).
+_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclud", "eliminat")
+#: The account's key: one pattern with the literal prefix "i " (re scans for the prefix in C), not a find per verb.
+_ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
+                             r"|originally|initially|first|mistakenly|wrongly)\b")
+_has_rejection_key = contains_any(_REJECTION_KEYS)
+_REJECTION = CaseFree(REJECTION_RE)
+
+
+def rejected_spans(r: Response) -> list[tuple[int, int]]:
+    """Spans of what the response rejects or reports as its earlier mistake (``REJECTION_RE``): a labelled list of
+    rejected candidates up to its line's end ("Alternatives considered and rejected: A, B"; the lines below,
+    its list's items, when the label ends its line), and an account of an earlier answer up to its clause's
+    end ("Edit: C (earlier I wrote A by mistake)", "C; I previously said A").  Searched only around the keys."""
+    text, lower, spans = r.text, r.lower, []
+    hits = keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40) if _has_rejection_key(lower) else []
+    if _ACCOUNT_KEY_RE.search(lower) is not None and len(lower) == len(text):
+        twin = _REJECTION.twin if r.ascii else REJECTION_RE
+        for key in _ACCOUNT_KEY_RE.finditer(lower):  # the account starts at most 30 characters before its key
+            hit = twin.search(lower if r.ascii else text, max(0, key.start() - 30), key.end() + 20)
+            if hit is not None:
+                hits.append(hit)
+    for hit in hits:
+        if text[hit.end() - 1] == ":":  # a label: its line, or the lines below it
+            end = text.find("\n", hit.end())
+            if end >= 0 and not text[hit.end():end].strip(" \t*_"):
+                while end >= 0 and _LIST_MARKER_RE.match(text, end + 1):  # the list's items below the label
+                    end = text.find("\n", end + 1)
+            spans.append((hit.start(), len(text) if end < 0 else end))
+        else:  # an account of an earlier answer: to its clause's end
+            stop = _ACCOUNT_END_RE.search(text, hit.end(), hit.end() + SENTENCE_REACH)
+            spans.append((hit.start(), stop.start() if stop else min(len(text), hit.end() + SENTENCE_REACH)))
+    return spans
+
+
+#: Where an account of an earlier answer ends: a closing bracket, a sentence's end, a semicolon, a line break.
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|[.!?](?=\s|\Z)|\Z")
+
+
 def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
@@ -1624,13 +1697,19 @@ def committed_part(r: Response) -> Response | None:
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
     retract, concede = r.hits(_KEYS)[2:4]
-    if not retract and not concede:
+    if not retract and not concede and not _has_rejection_key(r.lower) and _ACCOUNT_KEY_RE.search(r.lower) is None:
         return None
-    spans = retracted_prefix(r) + concession_spans(r)
+    spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
     if not spans:
         return None
     text = blank(r.text, spans)
+    # The part is graded on its own (no offset is compared with r's): a blanked run is read as one space, as
+    # prepare() reads every whitespace run, so that no pattern with several \s* in a row meets a long run.
+    text = _SPACE_RUN_RE.sub(" ", text)
     return Response(text, r.raw, r.echoed, r.truncated)
+
+
+_SPACE_RUN_RE = re.compile(r"  +")
 
 
 def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], reach: int) -> list[tuple[int, int]]:
@@ -1915,6 +1994,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
     text = strip_markup(unconfuse(raw))
+    if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
+        text = unbrace_bibtex(text)
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
     if not plain:
         text = one_item_per_line(squeeze_spaces(text))

@@ -115,6 +115,23 @@ def strip_markup(text: str) -> str:
     return _LATEX_COMMAND_RE.sub(lambda m: '"' if m.group() in ("``", "''") else "", text)
 
 
+#: A BibTeX field's opening ("title={", "title = {").
+_BIBTEX_FIELD_RE = re.compile(r"\w[ \t]*=[ \t]*\{")
+#: A protective brace pair around one word inside a BibTeX value ("{{Adam:} {A} {Method} for ...}"), after an
+#: opening brace or a space: the word alone (group 1).
+_PROTECTED_WORD_RE = re.compile(r"(?<=[{\s])\{([^\s{}]{1,60})\}")
+
+
+def unbrace_bibtex(text: str) -> str:
+    """``text`` with BibTeX's protective braces around single words read away when it holds a BibTeX field
+    (``title={{Adam:} {A} {Method} for {Stochastic} {Optimization}}`` -> ``title={Adam: A Method for Stochastic
+    Optimization}``): BibTeX uses them to keep capitals, they are no part of the title.  A placeholder right
+    after the field's ``=`` ("title={TITLE}") is left as it is.  Cheap without a brace."""
+    if "{" not in text or "=" not in text or _BIBTEX_FIELD_RE.search(text) is None:
+        return text
+    return _PROTECTED_WORD_RE.sub(r"\1", text)
+
+
 def quote(text: str) -> str:
     """At most ``QUOTE_CHARS`` characters of ``text``, whitespace collapsed, in double quotes."""
     snippet = " ".join(text.lstrip()[: QUOTE_CHARS * 4].split())
