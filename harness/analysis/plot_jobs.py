@@ -9,7 +9,7 @@ the holdout table is built, the agreement matrices with the evidence).  The work
 and hands the finished files back, in submission order, when the run collects them after its other logging.
 Each plot builds its own ``Figure`` (:mod:`harness.analysis.plots` never touches ``pyplot``).
 
-With a cache folder (:class:`PlotCache`; a run passes one beside DSPy's response cache) a plot whose inputs,
+With a cache folder (:class:`PlotCache`; a run passes one inside DSPy's response cache) a plot whose inputs,
 plot code and matplotlib settings were drawn before is copied from there instead of drawn again: a cached rerun
 makes no LM call, and now draws no plot either (their 1-2 s of CPU were most of such a rerun's time; issue 18).
 
