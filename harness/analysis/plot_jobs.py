@@ -55,8 +55,9 @@ def render(name: str, *args: Any, **kwargs: Any) -> Path:
 
 class PlotCache:
     """PNG files in ``folder``, each named by a fingerprint of the plot job that drew it: the job's function and
-    arguments (data frames by their content), the plot module's source, matplotlib's version and settings.  The
-    job's output path (its one ``os.PathLike`` argument) is left out of the fingerprint: a hit is copied there.
+    arguments (data frames by their content), the plot module's source, the versions of matplotlib, pandas and
+    numpy, and matplotlib's settings.  The job's output path (its one ``os.PathLike`` argument) is left out of the
+    fingerprint: a hit is copied there.
 
     A cache that cannot be read or written only costs the drawing (the plot is drawn as without a cache).
     Nothing is ever evicted: a plot is some 50-150 KB, and a new one is stored only when a run's results changed.
@@ -104,14 +105,18 @@ class PlotCache:
         return digest.hexdigest()
 
     def _plot_environment(self) -> bytes:
-        """The plot module's source, matplotlib's version and its settings: a change to any draws anew."""
+        """The plot module's source, the versions of matplotlib, pandas and numpy, and matplotlib's settings: a
+        change to any draws anew."""
         if self._environment is None:
             import matplotlib
+            import numpy as np
+            import pandas as pd
 
             from harness.analysis import plots
 
+            versions = f"{matplotlib.__version__} {pd.__version__} {np.__version__}"
             settings = repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()))
-            self._environment = hashlib.sha256(Path(plots.__file__).read_bytes() + matplotlib.__version__.encode()
+            self._environment = hashlib.sha256(Path(plots.__file__).read_bytes() + versions.encode()
                                                + settings.encode()).digest()
         return self._environment
 
