@@ -38,7 +38,7 @@ from harness.engine.program import stock_instructions
 from harness.engine.registry import holdout_graders
 from harness.models.roles import Models, build_models
 from harness.reporting import Reporter
-from harness.run import Setup, check_models_answer, grade_variant, holdout_plots, log_setup, prepared
+from harness.run import Setup, check_models_answer, grade_variant, holdout_plots, log_setup, plot_cache_dir, prepared
 from harness.skills.candidates import Candidate, load_candidate, same_frontmatter
 from harness.skills.files import Skill, SkillError, find_skill, load_skill
 from harness.skills.gates import GateResult
@@ -192,7 +192,7 @@ def candidate_run(graded: Setup, config: EvolveConfig, plan: AbPlan, candidate: 
     holdout = pd.DataFrame([r.to_dict() for r in rows])
     tracker.log_table(holdout, artifacts.HOLDOUT_TABLE)
     holdout.to_csv(graded.workdir / f"holdout_table.ab.{candidate.name}.csv", index=False)
-    jobs = PlotJobs()  # drawn in the background meanwhile, as an evolution run's are
+    jobs = PlotJobs(cache=plot_cache_dir())  # drawn in the background meanwhile (or copied), as an evolution run's are
     holdout_plots(jobs, holdout, graded.workdir / f"plots-ab-{candidate.name}")
     claim = assess(rows, _PASSED, skill=plan.baseline.name, fitness=NO_OPTIMISATION, run_id=tracker.run_id,
                    alpha=config.alpha, seed=config.seed)

@@ -32,7 +32,7 @@ from harness.analysis import describe
 from harness.analysis.assess import Assessment, assess
 from harness.analysis.cost import usage_since
 from harness.analysis.evidence import RunEvidence, val_scores
-from harness.analysis.plot_jobs import PlotJobs, render
+from harness.analysis.plot_jobs import PLOT_CACHE_FOLDER, PlotJobs, render
 from harness.claims import log_gates, log_glance, log_run_evidence, log_run_report, log_skill_previews
 from harness.config import EvolveConfig
 from harness.engine import holdout as evaluate
@@ -43,6 +43,7 @@ from harness.engine.program import CONTROL_INSTRUCTIONS, SkillProgram, stock_ins
 from harness.engine.proposers import FeedbackProposer
 from harness.engine.registry import auto_fitness_note, build_grader, build_optimizer, holdout_graders, resolve_fitness
 from harness.engine.sources import TaskSource, resolve_source, task_max_tokens
+from harness.models.lm import response_cache_dir
 from harness.models.roles import Models, build_models, model_specs
 from harness.reporting import Reporter
 from harness.skills.diff import evolved_skill_text, unified_diff
@@ -289,6 +290,14 @@ def _apply_gates(skill: Skill, result: OptimizationResult, tracker: Tracker,
     return evolved_text, gate
 
 
+def plot_cache_dir() -> Path | None:
+    """Where a run keeps the plots it drew for a rerun to copy (:class:`harness.analysis.plot_jobs.PlotCache`):
+    ``harness-plots`` in DSPy's response cache folder, so that the rerun that makes no LM call draws no plot
+    either, and clearing that cache clears both; None when the response cache is not on disk."""
+    folder = response_cache_dir()
+    return folder / PLOT_CACHE_FOLDER if folder is not None else None
+
+
 def _curve_plot(jobs: PlotJobs, result: OptimizationResult, folder: Path, optimizer: str) -> None:
     """Start drawing the optimisation curve (when there is progress) in the background."""
     if result.progress:
@@ -336,7 +345,7 @@ def evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models,
 def _evolve_run(setup: Setup, config: EvolveConfig, fitness: str, models: Models, tracker: Tracker,
                 reporter: Reporter, baseline_rows: list[evaluate.HoldoutRow] | None) -> RunResult:
     started = time.perf_counter()
-    jobs, plots_dir = PlotJobs(), setup.workdir / f"plots-{fitness}"
+    jobs, plots_dir = PlotJobs(cache=plot_cache_dir()), setup.workdir / f"plots-{fitness}"
     usage_before = models.usage.metrics()  # an experiment's arms share one counter: count this run's own spend
     log_setup(setup, config, fitness, tracker)
     if baseline_rows is None:

@@ -7,9 +7,10 @@ import os
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from harness.analysis.plot_jobs import PlotJobs
+from harness.analysis.plot_jobs import PlotCache, PlotJobs
 from harness.forked import can_fork
 
 pytestmark = pytest.mark.skipif(not (can_fork() and os.path.isdir("/proc/self")), reason="needs fork and /proc")
@@ -37,3 +38,43 @@ def test_placed_returns_the_plots_without_waiting_for_the_process_to_exit(tmp_pa
     while Path(f"/proc/{pid}").exists():  # reaped later (a zombie keeps its /proc entry)
         assert time.monotonic() < deadline, "the plot process was never reaped"
         time.sleep(0.05)
+
+
+def _counted_plot(table: pd.DataFrame, path: Path, log: str) -> Path:
+    """(Plot process) a stand-in plot that writes the table's CSV as its "PNG" and notes each call in ``log``."""
+    with open(log, "a") as handle:
+        handle.write(f"{path.name}\n")
+    path.write_text(table.to_csv())
+    return path
+
+
+def test_an_identical_plot_job_is_copied_from_the_cache_instead_of_drawn(tmp_path: Path) -> None:
+    log, cache = str(tmp_path / "calls.log"), tmp_path / "cache"
+    table = pd.DataFrame({"task_id": ["a", "b"], "composite": [0.5, 1.0]})
+    for run in ("first", "rerun"):  # a new PlotJobs (and process) each time, as a new run has
+        jobs = PlotJobs(cache=cache)
+        jobs.submit(_counted_plot, table, tmp_path / run / "p.png", log)
+        assert jobs.placed() == [(tmp_path / run / "p.png", "plots")]
+    assert Path(log).read_text().splitlines() == ["p.png"]  # drawn once, by the first run only
+    assert (tmp_path / "rerun" / "p.png").read_bytes() == (tmp_path / "first" / "p.png").read_bytes()
+
+
+def test_a_plot_job_with_other_data_is_drawn_again(tmp_path: Path) -> None:
+    log, cache = str(tmp_path / "calls.log"), PlotCache(tmp_path / "cache")
+    table = pd.DataFrame({"task_id": ["a", "b"], "composite": [0.5, 1.0]})
+    cache.draw(_counted_plot, (table, tmp_path / "1.png", log), {})
+    cache.draw(_counted_plot, (table.assign(composite=[0.5, 0.75]), tmp_path / "2.png", log), {})
+    cache.draw(_counted_plot, (table.rename(columns={"composite": "score"}), tmp_path / "3.png", log), {})
+    cache.draw(_counted_plot, (table.copy(), tmp_path / "4.png", log), {})  # same content: a hit
+    assert Path(log).read_text().splitlines() == ["1.png", "2.png", "3.png"]
+    assert (tmp_path / "4.png").read_bytes() == (tmp_path / "1.png").read_bytes()
+
+
+def test_an_unusable_cache_folder_only_costs_the_drawing(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    log = str(tmp_path / "calls.log")
+    table = pd.DataFrame({"x": [1]})
+    for name in ("1.png", "2.png"):
+        assert PlotCache(blocker / "cache").draw(_counted_plot, (table, tmp_path / name, log), {}) == tmp_path / name
+    assert Path(log).read_text().splitlines() == ["1.png", "2.png"]

@@ -187,3 +187,32 @@ def test_run_that_changes_nothing_registers_no_version(mlflow_store: str) -> Non
     assert mlflow.artifacts.load_text(f"runs:/{tracker.run_id}/skill/diff.patch") == "(no change)\n"
     assert "registry.version" not in client.get_run(tracker.run_id).data.tags
     assert skill_versions("arxiv").empty
+
+
+def test_a_cached_rerun_copies_its_plots_instead_of_drawing_them(mlflow_store: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import dspy
+
+    from harness.analysis import plots
+    from harness.models.lm import configure_cache
+
+    monkeypatch.setattr(dspy, "cache", dspy.cache)  # restored after the test: the session's cache
+    configure_cache(tmp_path / "dspy-cache")  # empty: the first run answers and draws everything
+    drawn, original = tmp_path / "drawn.log", plots.holdout_per_task_png
+
+    def counted(table: object, path: Path, grader: str = "verifier") -> Path:  # inherited by the plot process
+        with open(drawn, "a") as handle:
+            handle.write(f"{grader}\n")
+        return original(table, path, grader=grader)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plots, "holdout_per_task_png", counted)
+    for attempt in ("first", "rerun"):
+        config = _config(output_dir=str(tmp_path / attempt))
+        with MlflowTracker(config.experiment_name()) as tracker:
+            result = evolve(config, tracker, QUIET)
+        logged = {a.path for a in mlflow.MlflowClient().list_artifacts(result.run_id, "plots")}
+        assert {"plots/holdout_keyword.png", "plots/holdout_verifier.png", "plots/optimisation_curve.png"} <= logged
+    assert drawn.read_text().splitlines() == ["keyword", "verifier"]  # by the first run only
+    for name in ("holdout_keyword.png", "holdout_verifier.png", "optimisation_curve.png"):
+        first, rerun = (tmp_path / attempt / "plots-verifier" / name for attempt in ("first", "rerun"))
+        assert rerun.read_bytes() == first.read_bytes()

@@ -583,7 +583,7 @@ def bench_plots(num_cases: int | None = None, budget: int = 100, repeats: int = 
     class InlinePlots:
         """Each plot drawn at once, in the calling thread (the run's critical path)."""
 
-        def __init__(self) -> None:
+        def __init__(self, cache: Any = None) -> None:  # drawn every time: no cache, as before
             self._placed: list[tuple[Path, str]] = []
 
         def submit(self, render: Callable[..., Path], *args: Any, artifact_path: str = "plots",

@@ -9,6 +9,10 @@ the holdout table is built, the agreement matrices with the evidence).  The work
 and hands the finished files back, in submission order, when the run collects them after its other logging.
 Each plot builds its own ``Figure`` (:mod:`harness.analysis.plots` never touches ``pyplot``).
 
+With a cache folder (:class:`PlotCache`; a run passes one inside DSPy's response cache) a plot whose inputs,
+plot code and matplotlib settings were drawn before is copied from there instead of drawn again: a cached rerun
+makes no LM call, and now draws no plot either (their 1-2 s of CPU were most of such a rerun's time; issue 18).
+
 The worker ignores the terminal's signals (:mod:`harness.forked`) and exits when the run collects, when the
 jobs are dropped uncollected, or when the run is gone.  Where ``fork``
 does not exist, the plots are drawn in a background thread instead (same results).
@@ -16,8 +20,14 @@ does not exist, the plots are drawn in a background thread instead (same results
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import multiprocessing
+import os
+import pickle
 import queue
+import shutil
+import tempfile
 import threading
 import weakref
 from collections.abc import Callable
@@ -28,6 +38,8 @@ from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signal
 
 #: the artifact folder a plot is logged under unless said otherwise
 PLOTS_ARTIFACT_PATH = "plots"
+#: the :class:`PlotCache` folder's name inside DSPy's response cache folder (``harness.run.plot_cache_dir``)
+PLOT_CACHE_FOLDER = "harness-plots"
 _WHERE = "the plot process"
 #: seconds between the worker's checks that the run is still alive while no plot comes
 _PARENT_POLL_S = 1.0
@@ -41,14 +53,116 @@ def render(name: str, *args: Any, **kwargs: Any) -> Path:
     return getattr(plots, name)(*args, **kwargs)  # type: ignore[no-any-return]
 
 
+class PlotCache:
+    """PNG files in ``folder``, each named by a fingerprint of the plot job that drew it: the job's function and
+    arguments (data frames by their content), the plot module's source, the versions of matplotlib, pandas and
+    numpy, and matplotlib's settings.  The job's output path (its one ``os.PathLike`` argument) is left out of the
+    fingerprint: a hit is copied there.
+
+    A cache that cannot be read or written only costs the drawing (the plot is drawn as without a cache).
+    Nothing is ever evicted: a plot is some 50-150 KB, and a new one is stored only when a run's results changed.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        self._environment: bytes | None = None
+
+    def draw(self, draw: Callable[..., Path], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Path:
+        """``draw(*args, **kwargs)``, or the stored copy of what an identical job drew before (copied to the job's
+        output path); what is drawn is stored.  A job without exactly one path argument is always drawn."""
+        paths = [a for a in (*args, *kwargs.values()) if isinstance(a, os.PathLike)]
+        if len(paths) != 1:
+            return draw(*args, **kwargs)
+        out, key = Path(paths[0]), self.key(draw, args, kwargs)
+        stored = self.folder / f"{key}.png"
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(stored, out)
+            return out
+        except OSError:  # not stored (or unreadable): draw it
+            pass
+        drawn = draw(*args, **kwargs)
+        self._store(Path(drawn), stored)
+        return drawn
+
+    def _store(self, drawn: Path, stored: Path) -> None:
+        tmp: str | None = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp", delete=False) as handle:
+                tmp = handle.name
+                handle.write(drawn.read_bytes())
+            os.replace(tmp, stored)  # whole or absent: a concurrent run never reads half a file
+        except OSError:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+    def key(self, draw: Callable[..., Path], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+        """The hex fingerprint of the job ``draw(*args, **kwargs)``, its path argument left out."""
+        digest = hashlib.sha256(self._plot_environment())
+        _feed(digest, (f"{draw.__module__}.{draw.__qualname__}", args, sorted(kwargs.items())))
+        return digest.hexdigest()
+
+    def _plot_environment(self) -> bytes:
+        """The plot module's source, the versions of matplotlib, pandas and numpy, and matplotlib's settings: a
+        change to any draws anew."""
+        if self._environment is None:
+            import matplotlib
+            import numpy as np
+            import pandas as pd
+
+            from harness.analysis import plots
+
+            versions = f"{matplotlib.__version__} {pd.__version__} {np.__version__}"
+            settings = repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()))
+            self._environment = hashlib.sha256(Path(plots.__file__).read_bytes() + versions.encode()
+                                               + settings.encode()).digest()
+        return self._environment
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """Add ``value`` to ``digest``: data frames and arrays by their content (pandas' row hashes, the raw
+    buffer), containers item by item, paths as one placeholder, anything else by its pickle."""
+    import numpy as np
+    import pandas as pd
+
+    digest.update(type(value).__name__.encode() + b"\0")
+    if isinstance(value, os.PathLike):
+        return
+    if isinstance(value, pd.DataFrame):
+        _feed(digest, ([str(c) for c in value.columns], [str(t) for t in value.dtypes]))
+        try:
+            digest.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
+        except TypeError:  # cells pandas cannot hash (lists, dicts)
+            digest.update(pickle.dumps(value))
+    elif isinstance(value, np.ndarray):
+        _feed(digest, (str(value.dtype), value.shape))
+        digest.update(np.ascontiguousarray(value).tobytes() if value.dtype != object else pickle.dumps(value))
+    elif isinstance(value, list | tuple):
+        digest.update(str(len(value)).encode())
+        for item in value:
+            _feed(digest, item)
+    elif isinstance(value, dict):
+        _feed(digest, [(k, v) for k, v in value.items()])
+    else:
+        digest.update(pickle.dumps(value))
+    digest.update(b"\1")
+
+
+def _draw(cache: PlotCache | None, draw: Callable[..., Path], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Path:
+    """``draw(*args, **kwargs)``, through ``cache`` when there is one."""
+    return draw(*args, **kwargs) if cache is None else cache.draw(draw, args, kwargs)
+
+
 def _warm() -> None:
     """(Worker) import matplotlib and the plot module before the first plot is asked for."""
     from harness.analysis import plots  # noqa: F401
 
 
-def _serve(jobs: Any, results: Any) -> None:
-    """(Worker) draw each ``(render, args, kwargs)`` from ``jobs`` and put ``(path, error)`` on ``results``,
-    until a None job or the run is gone."""
+def _serve(jobs: Any, results: Any, cache: PlotCache | None = None) -> None:
+    """(Worker) draw each ``(render, args, kwargs)`` from ``jobs`` (through ``cache`` when given) and put
+    ``(path, error)`` on ``results``, until a None job or the run is gone."""
     ignore_run_signals()
     parent = ParentWatch()
     _warm()
@@ -63,7 +177,7 @@ def _serve(jobs: Any, results: Any) -> None:
             return
         draw, args, kwargs = job
         try:
-            results.put((draw(*args, **kwargs), None))
+            results.put((_draw(cache, draw, args, kwargs), None))
         except BaseException as exc:  # noqa: BLE001 - handed to the run by results()
             results.put((None, portable(exc, _WHERE)))
 
@@ -72,9 +186,10 @@ class _Job(threading.Thread):
     """(No fork) one plot in a thread: waits for the previous job, then draws; keeps the path or the exception."""
 
     def __init__(self, draw: Callable[..., Path], args: tuple[Any, ...], kwargs: dict[str, Any],
-                 previous: _Job | None) -> None:
+                 previous: _Job | None, cache: PlotCache | None = None) -> None:
         super().__init__(name="harness-plot", daemon=False)
         self._draw, self._args, self._kwargs, self._previous = draw, args, kwargs, previous
+        self._cache = cache
         self.path: Path | None = None
         self.error: BaseException | None = None
 
@@ -82,7 +197,7 @@ class _Job(threading.Thread):
         if self._previous is not None:
             self._previous.join()
         try:
-            self.path = self._draw(*self._args, **self._kwargs)
+            self.path = _draw(self._cache, self._draw, self._args, self._kwargs)
         except BaseException as exc:  # handed to the collecting thread by results()
             self.error = exc
 
@@ -100,9 +215,14 @@ class PlotJobs:
 
     ``render`` and its arguments are sent to the worker pickled: a module-level function (:func:`render`) and
     plain data (lists, data frames, paths).
+
+    Args:
+        cache: a folder of plots drawn before (:class:`PlotCache`): an identical job is copied from there instead
+            of drawn; None: every plot is drawn.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache: str | os.PathLike[str] | None = None) -> None:
+        self._cache = PlotCache(cache) if cache is not None else None
         self._where: list[str] = []  # artifact path of each pending plot
         self._threads: list[_Job] = []
         self._process: Any = None
@@ -115,7 +235,8 @@ class PlotJobs:
     def _start(self) -> None:
         context = multiprocessing.get_context("fork")
         self._jobs, self._results = context.Queue(), context.Queue()
-        self._process = context.Process(target=_serve, args=(self._jobs, self._results), name="harness-plot",
+        self._process = context.Process(target=_serve, args=(self._jobs, self._results, self._cache),
+                                        name="harness-plot",
                                         daemon=True)
         self._process.start()
         # a run that fails before collecting: the worker stops when these jobs are dropped
@@ -131,7 +252,7 @@ class PlotJobs:
         if self._process is not None:
             self._jobs.put((draw, args, kwargs))  # a feeder thread sends it: the run does not wait
             return
-        job = _Job(draw, args, kwargs, self._threads[-1] if self._threads else None)
+        job = _Job(draw, args, kwargs, self._threads[-1] if self._threads else None, self._cache)
         self._threads.append(job)
         job.start()
 

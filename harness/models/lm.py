@@ -49,7 +49,7 @@ from harness.models.guard import GuardedLM, install_reply_filter
 
 __all__ = ["EMBEDDED_CONTEXT", "EMBEDDED_MODEL", "PLACEHOLDER_API_KEY", "LlamaCppEngine", "ModelError", "ModelSpec",
            "build_lm", "close_embedded_engines", "configure_cache", "embedded_engine", "embedded_model_path",
-           "is_embedded", "is_test_model"]
+           "is_embedded", "is_test_model", "response_cache_dir"]
 
 def is_test_model(model: str) -> bool:
     """Whether ``model`` names one of the offline test LMs (``test/<name>``)."""
@@ -212,6 +212,15 @@ def _litellm_key_in_env(model: str, info: ProviderInfo) -> bool:
         return bool(litellm.validate_environment(model).get("keys_in_environment"))
     except Exception:
         return False
+
+
+def response_cache_dir() -> Path | None:
+    """The folder of DSPy's current disk response cache (what :func:`configure_cache` set up), or None when the
+    disk cache is off."""
+    cache = dspy.cache
+    if not getattr(cache, "enable_disk_cache", False) or not getattr(cache, "disk_cache_dir", None):
+        return None
+    return Path(cache.disk_cache_dir)
 
 
 def configure_cache(cache_dir: str | os.PathLike[str] | None) -> Path:
