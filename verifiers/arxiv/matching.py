@@ -402,14 +402,13 @@ class KeyHits:
         """``(start, keys)`` for each start of :meth:`word_starts`, with the keys of the group that occur there,
         ascending by start."""
         names, at = self._keys, {}
+        for start in self.word_starts(lower):
+            at[start] = set()
         for k, s, _ in self._mine():
-            if s == 0 or not (lower[s - 1].isalnum() or lower[s - 1] == "_"):
-                keys = at.get(s)
-                if keys is None:
-                    at[s] = [names[k]]
-                else:
-                    keys.append(names[k])
-        return sorted([(s, frozenset(keys)) for s, keys in at.items()])
+            keys = at.get(s)
+            if keys is not None:
+                keys.add(names[k])
+        return [(s, frozenset(keys)) for s, keys in at.items()]
 
     def occurrences(self, keys: Iterable[str]) -> list[tuple[int, int]]:
         """``(start, end)`` of the occurrences of ``keys``, key by key, each key's in order, an occurrence inside
