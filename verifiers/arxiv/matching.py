@@ -398,18 +398,6 @@ class KeyHits:
                 lower[s - 1].isalnum() or lower[s - 1] == "_")})
         return found
 
-    def keys_at_word_starts(self, lower: str) -> list[tuple[int, frozenset[str]]]:
-        """``(start, keys)`` for each start of :meth:`word_starts`, with the keys of the group that occur there,
-        ascending by start."""
-        names, at = self._keys, {}
-        for start in self.word_starts(lower):
-            at[start] = set()
-        for k, s, _ in self._mine():
-            keys = at.get(s)
-            if keys is not None:
-                keys.add(names[k])
-        return [(s, frozenset(keys)) for s, keys in at.items()]
-
     def occurrences(self, keys: Iterable[str]) -> list[tuple[int, int]]:
         """``(start, end)`` of the occurrences of ``keys``, key by key, each key's in order, an occurrence inside
         the key's previous one skipped (what a loop of ``find(key, i + len(key))`` visits)."""
@@ -1412,35 +1400,24 @@ _RETRACT_KEYS: tuple[str, ...] = ("final", "scratch", "strike", "wait", "meant",
                                   "second thought", "take", "right answer", "right\nanswer", "actual answer",
                                   "actual\nanswer", "real answer", "real\nanswer", "true answer", "true\nanswer",
                                   "wrong", "edit", "update", "revised", "reflection", "thought", "thinking")
-#: ``CONCESSION_RE``'s alternatives, each with the words it may start with (in the pattern's order).
-_CONCESSION_BRANCHES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("you",), r"you\s+(?:might|may|could|will|would|often|sometimes)\s+(?:\w+\s+)?(?:see|find|read|hear|encounter"
-              r"|think|seen|found|heard|encountered)"),
-    (("many", "most", "some", "several", "other"),
-     r"(?:many|most|some|several|other)\s+(?:people\s+|sources\s+|readers\s+)?(?:assume|think|believe|say|claim"
-     r"|cite|guess|remember|expect|report|list|mention|credit|attribute|suggest|give|have\s+claimed)"),
-    (("natural", "obvious", "tempting", "easy", "understandable", "typical", "usual"),
-     r"(?:natural|obvious|tempting|easy|understandable|typical|usual)\s+(?:guess|answer|assumption|choice|mistake)"),
-    (("some",), r"some(?:\s+(?:people|sources|sites|papers|references|websites|databases|listings|authors"
-               r"|citations))?\s+(?:say|claim|think|believe|list|cite|give|credit|attribute|report|suggest|mention)"),
-    (("often", "common", "usual", "sometimes", "frequent", "widely", "mistaken", "wrong", "incorrect", "erroneous",
-      "popular", "occasional", "general"),
-     r"(?:often|commonly|usually|sometimes|frequently|widely|mistakenly|wrongly|incorrectly|erroneously|popularly"
-     r"|occasionally|generally)\s+(?:\w+\s+)?(?:cited|credited|attributed|given|listed|quoted|called|confused"
-     r"|thought|believed|assumed|reported|mistaken|associated|named|mentioned|said|misattributed|stated)"),
-    (("common", "frequent", "popular", "widespread"),
-     r"(?:common|frequent|popular|widespread)\s+(?:misconception|mistake|confusion|error|misattribution|guess"
-     r"|answer|belief)"),
-    (("people",), r"people\s+(?:often\s+|sometimes\s+|usually\s+)?(?:think|say|assume|believe|guess|cite)"),
-    (("neither",), r"neither"),
-    (("it's", "it’s", "its"), r"it[’']?s\s+tempting"),
-    (("might", "may"), r"(?:might|may)\s+(?:be\s+tempted|assume|expect)"),
-    (("contrary",), r"contrary\s+to"),
-    (("despite",), r"despite"),
-)
 #: A concession: what the clause holding it says is what others say, not the answer ("You might see A cited",
 #: "Some say A", "A is usually credited", "A is a common misconception", "Neither A nor B").
-CONCESSION_RE = re.compile(r"\b(?:" + "|".join(b for _, b in _CONCESSION_BRANCHES) + r")\b", re.IGNORECASE)
+CONCESSION_RE = re.compile(
+    r"\b(?:you\s+(?:might|may|could|will|would|often|sometimes)\s+(?:\w+\s+)?(?:see|find|read|hear|encounter|think"
+    r"|seen|found|heard|encountered)"
+    r"|(?:many|most|some|several|other)\s+(?:people\s+|sources\s+|readers\s+)?(?:assume|think|believe|say|claim|cite"
+    r"|guess|remember|expect|report|list|mention|credit|attribute|suggest|give|have\s+claimed)"
+    r"|(?:natural|obvious|tempting|easy|understandable|typical|usual)\s+(?:guess|answer|assumption|choice|mistake)"
+    r"|some(?:\s+(?:people|sources|sites|papers|references|websites|databases|listings|authors|citations))?\s+"
+    r"(?:say|claim|think|believe|list|cite|give|credit|attribute|report|suggest|mention)"
+    r"|(?:often|commonly|usually|sometimes|frequently|widely|mistakenly|wrongly|incorrectly|erroneously|popularly"
+    r"|occasionally|generally)\s+(?:\w+\s+)?(?:cited|credited|attributed|given|listed|quoted|called|confused|thought"
+    r"|believed|assumed|reported|mistaken|associated|named|mentioned|said|misattributed|stated)"
+    r"|(?:common|frequent|popular|widespread)\s+(?:misconception|mistake|confusion|error|misattribution|guess"
+    r"|answer|belief)|people\s+(?:often\s+|sometimes\s+|usually\s+)?(?:think|say|assume|believe|guess|cite)"
+    r"|neither|it[’']?s\s+tempting|(?:might|may)\s+(?:be\s+tempted|assume|expect)|contrary\s+to|despite)\b",
+    re.IGNORECASE,
+)
 _CONCESSION_KEYS: tuple[str, ...] = ("you", "some", "many", "most", "several", "other", "natural", "obvious", "easy",
                                      "understandable", "typical", "often", "usual", "common", "frequent", "widely",
                                      "mistaken", "wrong", "incorrect", "erroneous", "popular", "occasional", "general",
@@ -1458,6 +1435,7 @@ CLAIM_AFTER_RE = re.compile(
 _CLAIM_LEAD_RE = re.compile(r"\s*(?:(?:it|this|that)(?:[’']s|\s+is|\s+was)\s*)?", re.IGNORECASE)
 #: A concession's sentence that points back at the previous one ("That's a common mistake").
 _ANAPHORA_RE = re.compile(r"(?:that|this|it)(?:[’']s|\s+is|\s+was)\b", re.IGNORECASE)
+_CONCESSION = CaseFree(CONCESSION_RE)
 _CLAIM_AFTER = CaseFree(CLAIM_AFTER_RE)
 _RETRACT_ALL = CaseFree(RETRACT_ALL_RE)
 
@@ -1596,36 +1574,20 @@ def _concession_cues(r: Response) -> list[re.Match[str]]:
     lower, text = r.lower, r.text
     if len(lower) != len(text):
         return list(CONCESSION_RE.finditer(text))
-    starts = r.hits(_KEYS)[4]
-    if not r.ascii:
-        match = CONCESSION_RE.match
-        return [cue for cue in (match(text, i) for i in starts.word_starts(lower)) if cue is not None]
-    cues = []
-    for i, keys in starts.keys_at_word_starts(lower):
-        twin = _CONCESSION_BY_KEYS.get(keys)
-        if twin is None:
-            twin = _CONCESSION_BY_KEYS[keys] = _concession_twin_for(keys)
-        cue = twin.match(lower, i)
-        if cue is not None:
-            cues.append(cue)
-    return cues
-
-
-def _concession_twin_for(keys: frozenset[str]) -> re.Pattern[str]:
-    """The lower-case twin of ``CONCESSION_RE`` cut to the alternatives that may start with one of ``keys``
-    (first words, ``_CONCESSION_FIRST_WORDS``), in the pattern's order: at a word start that opens with those
-    keys alone, it matches what the whole pattern matches (no other alternative can start there), without
-    trying the others (ASCII text only; see :func:`lower_case_twin`)."""
-    branches = [b for words, b in _CONCESSION_BRANCHES if keys.intersection(words)]
-    return lower_case_twin(re.compile(r"\b(?:" + "|".join(branches) + r")\b", re.IGNORECASE))
-
-
-#: :func:`_concession_twin_for` of each set of first words met so far (a few dozen sets at most).
-_CONCESSION_BY_KEYS: dict[frozenset[str], re.Pattern[str]] = {}
+    twin = _CONCESSION.twin if r.ascii else CONCESSION_RE
+    subject = lower if r.ascii else text
+    match = twin.match
+    return [cue for cue in (match(subject, i) for i in r.hits(_KEYS)[4].word_starts(lower))
+            if cue is not None]
 
 
 #: The first words of ``CONCESSION_RE``'s alternatives: every match starts with one, at a word's start.
-_CONCESSION_FIRST_WORDS: tuple[str, ...] = tuple(dict.fromkeys(w for words, _ in _CONCESSION_BRANCHES for w in words))
+_CONCESSION_FIRST_WORDS: tuple[str, ...] = (
+    "you", "many", "most", "some", "several", "other", "natural", "obvious", "tempting", "easy", "understandable",
+    "typical", "usual", "often", "common", "sometimes", "frequent", "widely", "mistaken", "wrong", "incorrect",
+    "erroneous", "popular", "occasional", "general", "widespread", "people", "neither", "it's", "it’s", "its",
+    "might", "may",
+    "contrary", "despite")
 #: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
 #: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), and the first words of a
 #: concession (group 4).
