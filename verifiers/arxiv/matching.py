@@ -1820,10 +1820,26 @@ def _follows(lower: str, word: str, prefixes: tuple[str, ...]) -> bool:
     return False
 
 
+#: The keys of :func:`_may_hold_placeholder_name`, for one automaton pass over an ASCII text ("doe" and "roe"
+#: count only at a word's end).
+_PLACEHOLDER_NAME_KEYS: tuple[str, ...] = ("doe", "roe", *(p + "name" for p in _NAME_KEY_PREFIXES), "anon", "lorem",
+                                           "foo bar", "n. other", "n.other", "some author", "unknown author")
+_PLACEHOLDER_NAME_AC = ahocorasick_rs.BytesAhoCorasick(
+    [k.encode() for k in _PLACEHOLDER_NAME_KEYS], matchkind=ahocorasick_rs.MatchKind.Standard,
+    implementation=ahocorasick_rs.Implementation.DFA)
+
+
 def _may_hold_placeholder_name(lower: str) -> bool:
-    """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: a few substring tests,
-    the specific ones only after a short key that each of them holds ("doe", "name", ...), read at that key's
-    occurrences."""
+    """A cheap necessary condition for a :data:`_PLACEHOLDER_NAME_RE` match in ``lower``: one of its keys
+    (``_PLACEHOLDER_NAME_KEYS``) occurs; read in one automaton pass when ``lower`` is ASCII, else by substring
+    tests, the specific ones only after a short key that each of them holds ("doe", "name", ...), read at that
+    key's occurrences."""
+    if lower.isascii():
+        n = len(lower)
+        for k, _, end in _PLACEHOLDER_NAME_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
+            if k > 1 or end == n or not lower[end].isalpha():
+                return True
+        return False
     if ("doe" in lower or "roe" in lower) and (_ends_word(lower, "doe") or _ends_word(lower, "roe")):
         return True
     if "name" in lower and _follows(lower, "name", _NAME_KEY_PREFIXES):
