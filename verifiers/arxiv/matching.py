@@ -1870,17 +1870,6 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
             "yy" in lower and ("yymm" in lower or "yyyy" in lower)):
         spans += [m.span() for m in _MASK_RE.finditer(text)]
     return spans
-    if "[" in text or "<" in text or "{" in text:
-        for m in _BRACKETED_RE.finditer(text):
-            inside = m.group(1) or m.group(2) or m.group(3)
-            if inside and inside[0] != "/" and _placeholder_words(inside) or inside and inside[0] == "/" and (
-                    _placeholder_words(inside[1:])):
-                spans.append(m.span())
-    if "~~" in text:  # struck-through text is deleted: "~~A~~ B" offers B
-        spans += [m.span() for m in _STRUCK_RE.finditer(text)]
-    if "xx" in lower or "yymm" in lower or "??" in text or "##" in text or "nnnn" in lower or "yyyy" in lower:
-        spans += [m.span() for m in _MASK_RE.finditer(text)]
-    return spans
 
 
 #: An inline enumerator (after a space or at a line's start): "(1)", "2)", "(b)", "Option A:", "Candidate 2 -"
