@@ -73,10 +73,10 @@ from verifiers.arxiv.matching import (
     name_like,
     name_tokens,
     position_label,
+    remark_line,
     retracted,
     spans_dehyphenated,
     superseded,
-    remark_line,
     title_like,
     title_spans,
     year_of,
@@ -782,7 +782,7 @@ def _unquoted_remark(r: Response) -> bool:
     if "\n" in stripped or any(q in stripped for q in "\"“”«»`*") or not remark_line(stripped):
         return False
     caps = [w[0].isupper() for w in _LINE_WORD_RE.findall(stripped)[1:]]
-    return not any(a and b for a, b in zip(caps, caps[1:]))
+    return not any(a and b for a, b in zip(caps, caps[1:], strict=False))
 
 
 #: Words that make a line a sentence addressed to someone, not a title: first and second person.
