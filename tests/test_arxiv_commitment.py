@@ -226,6 +226,17 @@ def test_a_remark_holding_the_title_or_a_name_is_graded_as_before(task_id: str, 
     assert grade(task_id, output).composite == composite, output
 
 
+@given(subject=st.sampled_from(["It's", "That's", "This one is", "Everyone thinks it is", "Nobody says it is"]),
+       judgement=st.sampled_from(["a famous", "an influential", "a classic", "quite a good", "a seminal"]),
+       topic=st.sampled_from(["paper on image recognition", "optimizer paper", "work about word vectors",
+                              "diffusion paper"]), task=st.sampled_from(["1512.03385", "1412.6980", "2006.11239"]))
+@settings(max_examples=60, deadline=None)
+def test_property_a_remark_on_the_paper_never_scores_above_evasive(subject: str, judgement: str, topic: str,
+                                                                    task: str) -> None:
+    output = f"{subject} {judgement} {topic}."
+    assert grade(f"{task}/title", output).composite == 0.0, output
+
+
 @given(words=st.lists(st.sampled_from(sorted(
     "great question thanks please sure sorry check look help know idea maybe answer title".split())),
     min_size=1, max_size=8))
