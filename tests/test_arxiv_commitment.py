@@ -176,6 +176,67 @@ def test_filler_lines_stay_evasive(output: str) -> None:
     assert (g.composite, g.well_formed) == (0.0, 0.0), output
 
 
+#: One line of prose that offers no title (a remark on the paper, a contraction, a clause after a comma, another
+#: language): evasive, 0.00, not another title.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1412.6980/title", "That's a classic paper on stochastic optimisation."),
+    ("1412.6980/title", "This one's a widely cited optimizer paper."),
+    ("1503.02531/title", "Everyone knows this paper, it introduced knowledge distillation."),
+    ("1503.02531/title", "Hinton's paper was quite influential."),
+    ("1503.02531/title", "Nobody remembers that one anymore."),
+    ("2010.11929/title", "Transformers are now used for images too."),
+    ("2010.11929/title", "Vision transformers changed computer vision forever."),
+    ("2006.11239/title", "Diffusion models, they're everywhere these days."),
+    ("2006.11239/title", "Somebody at Berkeley wrote it, I believe."),
+    ("2006.11239/title", "Désolé, je ne connais pas ce document."),
+    ("2006.11239/title", "Questo articolo non lo conosco, mi dispiace."),
+    ("2006.11239/title", "죄송합니다, 답변할 수 없습니다."),
+    ("2006.11239/title", "Das ist ein bekanntes Paper über Diffusion."),
+    ("1810.04805/title", "Many researchers fine-tune it every day."),
+])
+def test_a_line_of_prose_offers_no_title(task_id: str, output: str) -> None:
+    g = grade(task_id, output)
+    assert (g.composite, g.well_formed) == (0.0, 0.0), output
+
+
+#: Sentence-case titles of other papers keep reading as titles, also with a verb, an imperative contraction, a
+#: comma or a capitalised name after a sentence opener: wrong, 0.50.
+@pytest.mark.parametrize("output", [
+    "Language models are few-shot learners",
+    "Attention is not explanation",
+    "Don't stop pretraining: adapt language models to domains and tasks",
+    "Let's verify step by step",
+    "Very deep convolutional networks for large-scale image recognition",
+    "An image is worth 16x16 words: transformers for image recognition at scale",
+    "Emergent abilities of large language models.",
+    "It's Going Deeper with Convolutions.",
+    "That's \"Playing Atari with deep reinforcement learning\", a famous paper.",
+])
+def test_a_sentence_case_title_stays_another_title(output: str) -> None:
+    g = grade("1706.03762/title", output)
+    assert (g.correctness, g.well_formed, g.composite) == (0.0, 1.0, 0.5), output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1706.03762/title", "It's Attention Is All You Need, a famous paper.", 1.0),  # the title in a remark
+    ("1512.03385/title", "He Kaiming", 0.5),  # a name, not a sentence opened by "He"
+])
+def test_a_remark_holding_the_title_or_a_name_is_graded_as_before(task_id: str, output: str,
+                                                                   composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@given(subject=st.sampled_from(["It's", "That's", "This one is", "Everyone thinks it is", "Nobody says it is"]),
+       judgement=st.sampled_from(["a famous", "an influential", "a classic", "quite a good", "a seminal"]),
+       topic=st.sampled_from(["paper on image recognition", "optimizer paper", "work about word vectors",
+                              "diffusion paper"]), task=st.sampled_from(["1512.03385", "1412.6980", "2006.11239"]))
+@settings(max_examples=60, deadline=None)
+def test_property_a_remark_on_the_paper_never_scores_above_evasive(subject: str, judgement: str, topic: str,
+                                                                    task: str) -> None:
+    output = f"{subject} {judgement} {topic}."
+    assert grade(f"{task}/title", output).composite == 0.0, output
+
+
 @given(words=st.lists(st.sampled_from(sorted(
     "great question thanks please sure sorry check look help know idea maybe answer title".split())),
     min_size=1, max_size=8))

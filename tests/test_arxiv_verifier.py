@@ -1070,6 +1070,33 @@ def test_refusals_with_numbers_are_evasive(task_id: str, refusal: str) -> None:
     assert "refuses" in g.feedback
 
 
+#: A date in a bracket after a metadata label (error, request, session, timestamp, retrieved, accessed, as of,
+#: updated), or with a time of day in a refusal, is metadata: the right year there is no answer either.
+@pytest.mark.parametrize("output", [
+    "I can't access external databases (error 503, 12/03/2020).",
+    "I can't access external databases (error 503, 12/03/2017).",
+    "Sorry, I cannot look it up right now (request failed, timestamp 2020-05-29T08:14:00Z).",
+    "Unable to retrieve the paper. [retrieved 28.05.2020]",
+    "I'm not able to check arXiv at the moment [session 9c1e, 01.06.2020 14:03 UTC].",
+    "I cannot verify the date, sorry (log 2020/05/28 09:12).",
+])
+def test_a_date_in_a_refusals_metadata_is_no_year(output: str) -> None:
+    g = grade(GPT3_YEAR, output)
+    assert (g.well_formed, g.composite) == (0.0, 0.0), output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("It was submitted on 28/05/2020.", 1.0),
+    ("2020 (submitted 28 May 2020)", 1.0),
+    ("[v1] Thu, 28 May 2020 17:29:03 UTC (6,995 KB)", 1.0),  # arXiv's submission history: a time, no refusal
+    ("2020 (arXiv listing, accessed 2024-01-15)", 1.0),  # the access date is no rival
+    ("2020 (error-free record as of 2023)", 1.0),
+    ("2019 (page retrieved 2020-06-01)", 0.5),  # a wrong year stays wrong
+])
+def test_a_plain_date_stays_an_answer(output: str, composite: float) -> None:
+    assert grade(GPT3_YEAR, output).composite == composite, output
+
+
 @pytest.mark.parametrize(("output", "composite"), [
     ("1-800-555-2020", 0.0), ("+1 (415) 555-2020", 0.0), ("2020-05-28", 1.0), ("28-05-2020", 1.0),
     ("2019-2020", 0.75), ("To my knowledge, 2020.", 1.0),

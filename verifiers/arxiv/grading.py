@@ -73,6 +73,7 @@ from verifiers.arxiv.matching import (
     name_like,
     name_tokens,
     position_label,
+    remark_line,
     retracted,
     spans_dehyphenated,
     superseded,
@@ -402,7 +403,10 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     such a cue remains."""
     p, want = m.paper, m.year
     hint = f" (the YYMM prefix {p.yymm} of {p.arxiv_id} gives the year 2000 + {p.arxiv_id[:2]})"
-    offered = _offered(r, find_years(r.text))
+    years = find_years(r.text)
+    if "(" in r.text or "[" in r.text:  # a date in a bracket's metadata is no answer
+        years = [y for y in years if not _bracket_metadata(r, y[1])]
+    offered = _offered(r, years)
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
     found = _without_context(r, offered)
@@ -419,6 +423,30 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
         if events and len(events) < len(found):
             found = [v for v in found if v not in events]
     return committed_or_hedged(found, want, "year", hint)
+
+
+#: A label inside a bracket that makes a later date in it metadata of the response, not an answer: an error,
+#: status, request, session or trace id, a timestamp, the date a source was retrieved or accessed, "as of",
+#: "last updated" ("(error 503, 12/03/2021)", "[retrieved 03.04.2015]", "(arXiv, accessed 2023-05-01)").
+_BRACKET_LABEL_RE = re.compile(r"\b(?:error|status|http|request|session|trace|ticket|incident|timestamp|retrieved"
+                               r"|accessed|fetched|cached|logged|as\s+of|updated)\b")
+#: A time of day right after a date ("12/03/2021 14:05", "2015-07-01T10:22:00Z").
+_TIME_AFTER_RE = re.compile(r"[\w/.-]*[T\s,]+\d{1,2}:\d{2}")
+
+
+def _bracket_metadata(r: Response, start: int) -> bool:
+    """Whether the year at ``start`` sits in an open bracket ("(" or "[", on its line, at most 80 characters back) as
+    metadata: after a label of :data:`_BRACKET_LABEL_RE` in the same bracket, or, in a response that refuses,
+    as a date with a time of day (a log line's timestamp: "I can't reach arXiv (12/03/2021 14:05)").  A date
+    given plainly ("It was submitted on 12/06/2017", "2017 (submitted 12 Jun 2017)") stays an answer."""
+    text, lo = r.text, max(0, start - 80)
+    opening = max(text.rfind("(", lo, start), text.rfind("[", lo, start))
+    if opening < 0 or text.find(")", opening, start) >= 0 or text.find("]", opening, start) >= 0 or text.find(
+            "\n", opening, start) >= 0:  # a bracket closed before the year, or left open on an earlier line
+        return False
+    if _BRACKET_LABEL_RE.search(r.lower, opening, start):
+        return True
+    return r.may_refuse() and r.refuses() and _TIME_AFTER_RE.match(text, start, start + 40) is not None
 
 
 #: An alternation right before a year: it offers the year as an alternative, whatever event a cue before names
@@ -740,7 +768,21 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extra and share >= PARTIAL_TITLE_MIN_SHARE:
         return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
+    if _unquoted_remark(r):  # "Somebody at Google wrote it, I believe": its title-case run is no title
+        return no_answer(f"title '{title}'", "a title", r)
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+def _unquoted_remark(r: Response) -> bool:
+    """Whether the response is one line of prose (:func:`verifiers.arxiv.matching.remark_line`) without quotes
+    and without two capitalised words in a row after its first word: its capitalised words are a sentence's,
+    not another title ("Somebody at Google wrote it"; "It's Going Deeper with Convolutions" and a quoted title
+    in a remark still offer one)."""
+    stripped = r.text.strip()
+    if "\n" in stripped or any(q in stripped for q in "\"“”«»`*") or not remark_line(stripped):
+        return False
+    caps = [w[0].isupper() for w in _LINE_WORD_RE.findall(stripped)[1:]]
+    return not any(a and b for a, b in zip(caps, caps[1:], strict=False))
 
 
 #: Words that make a line a sentence addressed to someone, not a title: first and second person.
@@ -764,6 +806,8 @@ def _title_shaped_line(r: Response) -> tuple[int, int] | None:
         return None
     words = [w.lower() for w in _LINE_WORD_RE.findall(stripped)]
     if not 2 <= len(words) <= 20 or words[0] in _LINE_OPENERS or not _PERSON_WORDS.isdisjoint(words):
+        return None
+    if remark_line(stripped):  # a remark, a contraction, a clause after a comma, another language
         return None
     content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
     if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):

@@ -620,6 +620,73 @@ def title_like(phrase: str) -> bool:
     return len(words) >= 2 or bool(CAP_WORD_RE.match(words[0]))
 
 
+#: Subjects that open a remark about the paper, not a title: pronouns, demonstratives, indefinite subjects.
+_PROSE_SUBJECTS = frozenset("it this that these those he she they there here everyone everybody nobody someone "
+                            "somebody anyone anybody many".split())
+#: Words that judge the paper's standing or are adverbs of speech: titles name a method or a finding, they do
+#: not call themselves famous ("That's a classic paper", "quite influential", "nobody reads it anymore").
+_REMARK_WORDS = frozenset("famous well-known influential seminal landmark renowned celebrated groundbreaking "
+                          "ground-breaking iconic legendary classic widely-cited highly-cited quite anymore "
+                          "forever nowadays".split())
+#: Last words that end a spoken sentence, not a title ("... used for images too.").
+_PROSE_LAST_WORDS = frozenset("too anymore either though indeed forever nowadays".split())
+#: A comma, then a lower-case clause with its own subject or a conjunction ("..., it introduced Adam", ", as you
+#: know", ", which ..."); a title's comma joins nouns ("You only look once: unified, real-time object detection").
+_COMMA_CLAUSE_RE = re.compile(r",\s+(?:it|this|that|these|those|they|he|she|which|who|but|so|as|though|although"
+                              r"|because|since|when|while|and\s+(?:it|they|this))\b")
+#: Contractions of a verb ("they're", "we've", "it'll", "he'd"; "doesn't" after the first word: a title may
+#: open with an imperative "Don't") and "'s" after a subject word ("that's", "it's", "one's"; "BERT's" is a
+#: possessive).
+_CONTRACTION_ENDS = ("'re", "’re", "'ve", "’ve", "'ll", "’ll", "'m", "’m", "'d", "’d")
+#: Function words of Spanish, French, German, Italian and Portuguese that English titles do not use.
+_FOREIGN_WORDS = frozenset("lo los las el una eso esto esta puedo siento lamento je ne pas cette suis peux désolé "
+                           "désolée connais nous vous ich nicht mir kann leider das und ist ein wir eine kein keine "
+                           "über ayudar sono posso dispiace non questo questa conosco não desculpe uma com "
+                           "você".split())
+
+
+def remark_line(line: str) -> bool:
+    """Whether a one-line answer is a sentence of prose, not a title, so it offers no title (evasive, not wrong).
+    A line is prose when (each rule alone suffices):
+
+    * it opens with a pronoun, demonstrative or indefinite subject, contracted or followed by a lower-case word
+      ("That's a famous paper", "It is ...", "Everyone knows it"; not "He Kaiming", "He et al.", "He, Kaiming");
+    * it holds a contraction of a verb ("they're", "it'll", "doesn't" after the first word; "one's" after a
+      subject word), where titles open at most with an imperative ("Don't stop pretraining", "Let's verify");
+    * a comma is followed by a lower-case clause with its own subject or a conjunction ("..., it introduced
+      Adam", "..., as you know");
+    * it judges the paper or speaks ("famous", "influential", "classic", "quite", "anymore"; "too" or
+      "either" last);
+    * it is not English: no letter of a Latin alphabet at all, or two or more words, at least a third of them, that are
+      function words of Spanish, French, German, Italian or Portuguese ("Lo siento, no puedo ayudar con eso").
+
+    Real titles, also in sentence case, keep none of these ("Language models are few-shot learners", "Attention
+    is not explanation", "Going deeper with convolutions"). ``line`` is the stripped line; a few set lookups
+    over its words, no pass of a pattern over a long text."""
+    words = _WORD_RE.findall(line)
+    if not words:
+        return False
+    lowered = [w.lower() for w in words]
+    first = lowered[0].replace("’", "'")
+    if first.split("'", 1)[0] in _PROSE_SUBJECTS:
+        after = line.find(words[0]) + len(words[0])
+        if "'" in first or len(words) > 1 and words[1][0].islower() and words[1] != "et" and line[
+                after:line.find(words[1], after)].isspace():  # "He Kaiming", "He et al.", "He, Kaiming" name the
+            return True  # author He; "It is", "That's" open a sentence
+    for i, w in enumerate(lowered):
+        if ("'" in w or "’" in w) and (w.endswith(_CONTRACTION_ENDS) or i and (w.endswith(("n't", "n’t")) or (
+                w.endswith(("'s", "’s")) and w[:-2] in _PROSE_SUBJECTS | {"one", "who", "what", "where"}))):
+            return True
+    if "," in line and _COMMA_CLAUSE_RE.search(line):
+        return True
+    if not _REMARK_WORDS.isdisjoint(lowered[1:]) or lowered[-1] in _PROSE_LAST_WORDS:
+        return True
+    if not any(c.isalpha() and c < "\u0250" for c in line):  # no letter of a Latin alphabet (to Latin Extended-B)
+        return True
+    foreign = sum(w in _FOREIGN_WORDS for w in lowered)
+    return foreign >= 2 and 3 * foreign >= len(lowered)
+
+
 def _strip_item(line: str) -> str:
     """A line without list marker, title label, emphasis and surrounding quotes."""
     label = _LABEL_RE.match(line)
@@ -655,7 +722,8 @@ def title_spans(r: Response, limit: int = MAX_SPANS) -> list[tuple[int, int]]:
     if stripped and "\n" not in stripped:
         words = _WORD_RE.findall(stripped)
         lowered = {w.lower() for w in words}
-        if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _has_content(words):
+        if len(words) <= 20 and not lowered & DISCOURSE_WORDS and _has_content(words) and not remark_line(
+                stripped):
             start = text.index(stripped)
             if r.counts(start, start + len(stripped)) and not (r.may_refuse() and r.refuses()):
                 spans.append((start, start + len(stripped)))
