@@ -265,3 +265,32 @@ def test_a_long_withdrawn_part_grades_fast() -> None:
     g = grade("1512.03385/title", output)
     assert time.perf_counter() - start < 0.05
     assert g.correctness == 1.0
+
+
+# ------------------------------------------------------------------------ code fences are markup
+
+#: A fenced code block's opening line, with any language tag or none, backticks or tildes, is markup: its tag
+#: is no second name, title or value.
+@pytest.mark.parametrize("fence", ["```json", "```yaml", "```text", "```python", "```", "~~~json", "``` json"])
+@pytest.mark.parametrize(("task_id", "body"), [
+    ("1301.3781/author", '{"author": "Tomas Mikolov"}'),
+    ("2005.14165/author", "first_author: Tom B. Brown"),
+    ("1512.03385/author", '{"first_author": "Kaiming He", "year": 2015}'),
+    ("1706.03762/title", '{"title": "Attention Is All You Need"}'),
+    ("2106.09685/id", "arxiv_id: 2106.09685"),
+])
+def test_a_code_fence_is_markup(fence: str, task_id: str, body: str) -> None:
+    closing = fence[:3]
+    output = f"{fence}\n{body}\n{closing}"
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # a fence does not hide a second candidate inside the block
+    ("1301.3781/author", '```json\n{"candidates": ["Tomas Mikolov", "Quoc Le"]}\n```', 0.75),
+    ("1301.3781/author", "```text\nIlya Sutskever\n```", 0.5),
+    # the fence alone offers nothing
+    ("1301.3781/author", "```json\n{}\n```", 0.0),
+])
+def test_a_code_fence_hides_nothing(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output

@@ -795,15 +795,28 @@ def _marker_end(text: str, start: int, end: int) -> int:
     return marker.end() if marker is not None and marker.end() < end else -1
 
 
+def code_fence(line: str) -> bool:
+    """Whether ``line`` is a Markdown code fence: three or more backticks or tildes, then at most an info string
+    ("```json", "~~~ yaml", "```"; CommonMark 0.31, section 4.5).  It is markup, not an item: its language tag
+    ("json", "python") is no name and no title."""
+    head = line.lstrip(" \t")[:3]
+    return (head == "```" or head == "~~~") and len(line.split()) <= 2
+
+
+def without_fences(text: str) -> str:
+    """``text`` without its code fences' lines (:func:`code_fence`)."""
+    return "\n".join(line for line in text.split("\n") if not code_fence(line))
+
+
 def listed_items(text: str) -> list[tuple[int, int]]:
     """Spans of the list items of ``text`` (bulleted or numbered lines, marker excluded; or, when the response is
-    only two or more short lines, each line)."""
+    only two or more short lines, each line); a code fence's line (:func:`code_fence`) is none."""
     if "\n" not in text:
         return []
     lines, items, pos = [], [], 0
     for line in text.split("\n"):
         end = pos + len(line)
-        if line.strip():
+        if line.strip() and not code_fence(line):
             lines.append((pos, end))
             at = _marker_end(text, pos, end)
             if at >= 0:
@@ -1216,7 +1229,7 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
             if len(names) >= limit:
                 return names
     if not names:
-        words = _WORD_RE.findall(text)
+        words = _WORD_RE.findall(without_fences(text) if "``" in text or "~~" in text else text)
         if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
                 all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
                 {w.lower() for w in words} & (NON_NAME_WORDS | exclude)) and not (
