@@ -294,3 +294,37 @@ def test_a_code_fence_is_markup(fence: str, task_id: str, body: str) -> None:
 ])
 def test_a_code_fence_hides_nothing(task_id: str, output: str, composite: float) -> None:
     assert grade(task_id, output).composite == composite, output
+
+
+# ------------------------------------------------------------------------ possessive attribution to another work
+
+#: A value that its clause attributes to someone else's work by a possessive or "by" ("X's paper", "the
+#: preprint by X") is context, not a rival: the right value alone is committed, 1.00.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1301.3781/year", "2013. Note: Jason Wei's paper 2201.11903 is from 2022."),
+    ("1512.03385/year", "2015 - the paper by Vaswani et al. came out in 2017."),
+    ("2006.11239/year", "2020; Kingma’s Adam article dates from 2014."),
+    ("1512.03385/id", "1512.03385; Hinton’s distillation work is 1503.02531."),
+    ("2106.09685/id", "arXiv:2106.09685 (Dettmers's QLoRA preprint, a different one, is 2305.14314)"),
+    ("1301.3781/title", "Efficient Estimation of Word Representations in Vector Space. Vaswani's paper is "
+                        "\"Attention Is All You Need\"."),
+])
+def test_possessive_attribution_is_context(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # the first author's own paper is no other work: its value stays a candidate beside the rival
+    ("1301.3781/id", "Mikolov's paper is 1301.3781; 1310.4546 is also possible.", 0.75),
+    ("1301.3781/id", "Mikolov et al.'s paper is 1301.3781; 1310.4546 is also possible.", 0.75),
+    ("1301.3781/id", "The paper by Tomas Mikolov is 1301.3781, or maybe 1310.4546.", 0.75),
+    # a contraction is no possessive
+    ("1301.3781/id", "It's paper 1301.3781 or 1310.4546.", 0.75),
+    # the cue reaches its clause only
+    ("1301.3781/year", "Jason Wei's paper is 2022; this one 2013 or 2014.", 0.75),
+    ("1301.3781/year", "2013 or 2014; Wei's paper is unrelated.", 0.75),
+    # an attributed value alone is still the answer given
+    ("1301.3781/year", "Jason Wei's paper is from 2022.", 0.5),
+])
+def test_possessive_attribution_is_read_in_its_clause_only(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
