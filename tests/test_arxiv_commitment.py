@@ -328,3 +328,57 @@ def test_possessive_attribution_is_context(task_id: str, output: str) -> None:
 ])
 def test_possessive_attribution_is_read_in_its_clause_only(task_id: str, output: str, composite: float) -> None:
     assert grade(task_id, output).composite == composite, output
+
+
+# ------------------------------------------------------------------------ fields and topics are no names
+
+#: A title-case run naming a field, method or thing (its last word ends as such a noun, it is followed by its
+#: acronym, or it is three words or more ending in a plural) is no person's name: alone it offers no name
+#: (evasive, 0.00) ...
+@pytest.mark.parametrize("task_id", ["1301.3781/author", "1706.03762/author", "2402.03300/author"])
+@pytest.mark.parametrize("output", [
+    "Researchers in Natural Language Processing (NLP) and Computer Vision have cited it widely.",
+    "It is a cornerstone of Machine Learning and Deep Learning courses.",
+    "The paper matters for Speech Recognition, Reinforcement Learning and Neural Networks alike.",
+    "Practitioners of Information Retrieval and Sentiment Classification still use it.",
+    "Its ideas spread to Large Language Models and Convolutional Neural Networks.",
+    "Work on Graph Neural Networks (GNNs) builds on it.",
+    "Computer Vision",
+    "natural language processing",
+    "Machine Translation (MT)",
+])
+def test_a_field_is_no_name(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.0, output
+
+
+#: ... and beside the right name it is no rival: still correct.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1301.3781/author", "Tomas Mikolov is the first author. Researchers in Natural Language Processing (NLP) and "
+                         "Computer Vision have cited it widely, and it shaped Machine Learning practice."),
+    ("1706.03762/author", "- Ashish Vaswani\n- Field: Machine Translation"),
+    ("1706.03762/author", "- Ashish Vaswani\n- Computer Vision"),
+    ("1512.03385/author", "Kaiming He et al.; the paper won over the Computer Vision community."),
+    ("2005.14165/author", "Tom B. Brown. It reshaped Natural Language Processing and Few-Shot Learning."),
+    ("1301.3781/author", "Tomas Mikolov et al. (Speech Recognition and Machine Learning people cite it too)"),
+])
+def test_a_field_beside_the_name_is_no_rival(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+#: People's names stay names, the first authors' and others' (surnames rarely end as a field's noun).
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1301.3781/author", "I believe it was Christopher Manning who wrote it.", 0.5),
+    ("1301.3781/author", "I think Neil Lawrence wrote it.", 0.5),
+    ("1301.3781/author", "Yoshua Bengio", 0.5),
+    ("1301.3781/author", "Tomas Mikolov or Quoc Le", 0.75),
+    ("1706.03762/author", "Researchers in Computer Vision credit Noam Shazeer.", 0.5),
+    ("2201.11903/author", "Jason Wei, who works on Large Language Models (LLMs).", 1.0),
+])
+def test_names_stay_names_beside_fields(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@pytest.mark.parametrize("task_id", [t for t in TASKS if t.endswith("/author")])
+def test_every_first_author_is_a_name_in_prose(task_id: str) -> None:
+    paper = TASKS[task_id].answer
+    assert grade(task_id, f"I believe it was {paper} who wrote it, in Machine Learning.").composite == 1.0
