@@ -1246,9 +1246,11 @@ def term_run(text: str, start: int, end: int) -> bool:
     (:func:`_term_word`: "Computer Vision", "Machine Learning", "Speech Recognition", "Neural Networks"), or a
     run of three or more ending in a plural ("Large Language Models").  People's names end in a surname, and
     surnames rarely end so ("Kaiming He", "Tom Brown", "Ashish Vaswani" stay names).  An acronym's plural
-    ("LLMs", "GNNs") is a term too."""
+    ("LLMs", "GNNs") is a term too; a word after an initial ("O. Khattab Models ...") is a surname, never."""
     if end - start >= 3 and text[end - 1] == "s" and text[start:end - 1].isupper():
         return True
+    if _INITIAL_BEFORE_RE.search(text, max(0, start - 4), start) is not None:
+        return False
     after = _RUN_AFTER_RE.match(text, end, end + _RUN_REACH)
     run_end = after.end() if after is not None else end
     before = _RUN_BEFORE_RE.search(text, max(0, start - _RUN_REACH), start) if start and text[start - 1] in " \t-" \
