@@ -346,6 +346,8 @@ def test_possessive_attribution_is_read_in_its_clause_only(task_id: str, output:
     "Computer Vision",
     "natural language processing",
     "Machine Translation (MT)",
+    "Its influence on Computer Science, Data Mining and Graph Theory is large.",
+    "Cognitive Science and Computational Linguistics picked it up first.",
 ])
 def test_a_field_is_no_name(task_id: str, output: str) -> None:
     assert grade(task_id, output).composite == 0.0, output

@@ -1218,12 +1218,18 @@ _TERM_SUFFIXES: tuple[tuple[str, int], ...] = (("tion", 5), ("sion", 5), ("ics",
 _RUN_REACH = 80
 
 
+#: Head nouns of fields and things that no suffix marks ("Computer Science", "Data Mining", "Graph Theory",
+#: "Language Models"), singular; none is a common surname.
+_TERM_HEADS = frozenset("science theory mining model graph system method algorithm transformer architecture "
+                        "agent data net engineering".split())
+
+
 def _term_word(word: str) -> bool:
-    """Whether ``word`` (lower-case) ends as a noun of a field, method or thing (``_TERM_SUFFIXES``), or is
-    the plural of one ("Networks", "Transformations")."""
+    """Whether ``word`` (lower-case) ends as a noun of a field, method or thing (``_TERM_SUFFIXES``) or is one
+    of ``_TERM_HEADS``, or is the plural of one ("Networks", "Transformations", "Models")."""
     if word.endswith("s") and not word.endswith(("ss", "ics")):
         word = word[:-1]
-    return any(word.endswith(suffix) and len(word) >= least for suffix, least in _TERM_SUFFIXES)
+    return word in _TERM_HEADS or any(word.endswith(suffix) and len(word) >= least for suffix, least in _TERM_SUFFIXES)
 
 
 def term_words(words: list[str]) -> bool:
