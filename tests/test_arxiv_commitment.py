@@ -375,6 +375,10 @@ def test_a_field_beside_the_name_is_no_rival(task_id: str, output: str) -> None:
     ("1301.3781/author", "Tomas Mikolov or Quoc Le", 0.75),
     ("1706.03762/author", "Researchers in Computer Vision credit Noam Shazeer.", 0.5),
     ("2201.11903/author", "Jason Wei, who works on Large Language Models (LLMs).", 1.0),
+    # a possessive opening a sentence before a work is a person's ("Goodfellow's paper"), not "Today's"
+    ("1301.3781/author", "Goodfellow's paper introduced GANs.", 0.5),
+    ("1406.2661/author", "Goodfellow's paper introduced GANs.", 1.0),
+    ("1301.3781/author", "Today's paper is famous.", 0.0),
     # a word after an initial is a surname, even before a field's words
     ("1301.3781/author", "O. Khattab Language Model Programming", 0.5),
 ])

@@ -1200,7 +1200,18 @@ def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) ->
         # title-case run going on ("Below Is A Summary") nor a label ("Step One:")
         if surname.lower() in FUNCTION_WORDS and _PAIR_END_RE.match(text, context.end()) is not None:
             return True
-    return opens and _ALONE_AFTER_RE.match(text, end) is not None
+    return opens and (_ALONE_AFTER_RE.match(text, end) is not None or text.endswith(("'s", "’s"), start, end) and (
+        _WORK_AFTER_RE.match(text, end) is not None) and text[start:end - 2].lower() not in _NO_ONE)  # "Goodfellow's
+    # paper introduced GANs."
+
+
+#: Possessors that are no person: times and pronouns ("Today's paper", "Everybody's favourite work").
+_NO_ONE = frozenset("today yesterday tomorrow tonight nobody somebody everybody anybody one year week month "
+                    "decade century".split())
+
+
+#: After a possessive: a work or a group of the possessor ("Goodfellow's paper", "Hinton's original work").
+_WORK_AFTER_RE = re.compile(r"[ \t]+(?:[a-z-]+[ \t]+)?(?:papers?|work|articles?|preprints?|study|team|lab|group)\b")
 
 
 #: A title-case word right after / right before a word of a run (a space or a hyphen between, one line).
