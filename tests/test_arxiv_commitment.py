@@ -326,3 +326,128 @@ def test_a_long_withdrawn_part_grades_fast() -> None:
     g = grade("1512.03385/title", output)
     assert time.perf_counter() - start < 0.05
     assert g.correctness == 1.0
+
+
+# ------------------------------------------------------------------------ code fences are markup
+
+#: A fenced code block's opening line, with any language tag or none, backticks or tildes, is markup: its tag
+#: is no second name, title or value.
+@pytest.mark.parametrize("fence", ["```json", "```yaml", "```text", "```python", "```", "~~~json", "``` json"])
+@pytest.mark.parametrize(("task_id", "body"), [
+    ("1301.3781/author", '{"author": "Tomas Mikolov"}'),
+    ("2005.14165/author", "first_author: Tom B. Brown"),
+    ("1512.03385/author", '{"first_author": "Kaiming He", "year": 2015}'),
+    ("1706.03762/title", '{"title": "Attention Is All You Need"}'),
+    ("2106.09685/id", "arxiv_id: 2106.09685"),
+])
+def test_a_code_fence_is_markup(fence: str, task_id: str, body: str) -> None:
+    closing = fence[:3]
+    output = f"{fence}\n{body}\n{closing}"
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # a fence does not hide a second candidate inside the block
+    ("1301.3781/author", '```json\n{"candidates": ["Tomas Mikolov", "Quoc Le"]}\n```', 0.75),
+    ("1301.3781/author", "```text\nIlya Sutskever\n```", 0.5),
+    # the fence alone offers nothing
+    ("1301.3781/author", "```json\n{}\n```", 0.0),
+])
+def test_a_code_fence_hides_nothing(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+# ------------------------------------------------------------------------ possessive attribution to another work
+
+#: A value that its clause attributes to someone else's work by a possessive or "by" ("X's paper", "the
+#: preprint by X") is context, not a rival: the right value alone is committed, 1.00.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1301.3781/year", "2013. Note: Jason Wei's paper 2201.11903 is from 2022."),
+    ("1512.03385/year", "2015 - the paper by Vaswani et al. came out in 2017."),
+    ("2006.11239/year", "2020; Kingma’s Adam article dates from 2014."),
+    ("1512.03385/id", "1512.03385; Hinton’s distillation work is 1503.02531."),
+    ("2106.09685/id", "arXiv:2106.09685 (Dettmers's QLoRA preprint, a different one, is 2305.14314)"),
+    ("1301.3781/title", "Efficient Estimation of Word Representations in Vector Space. Vaswani's paper is "
+                        "\"Attention Is All You Need\"."),
+])
+def test_possessive_attribution_is_context(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    # the first author's own paper is no other work: its value stays a candidate beside the rival
+    ("1301.3781/id", "Mikolov's paper is 1301.3781; 1310.4546 is also possible.", 0.75),
+    ("1301.3781/id", "Mikolov et al.'s paper is 1301.3781; 1310.4546 is also possible.", 0.75),
+    ("1301.3781/id", "The paper by Tomas Mikolov is 1301.3781, or maybe 1310.4546.", 0.75),
+    # a contraction is no possessive
+    ("1301.3781/id", "It's paper 1301.3781 or 1310.4546.", 0.75),
+    # the cue reaches its clause only
+    ("1301.3781/year", "Jason Wei's paper is 2022; this one 2013 or 2014.", 0.75),
+    ("1301.3781/year", "2013 or 2014; Wei's paper is unrelated.", 0.75),
+    # an attributed value alone is still the answer given
+    ("1301.3781/year", "Jason Wei's paper is from 2022.", 0.5),
+])
+def test_possessive_attribution_is_read_in_its_clause_only(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+# ------------------------------------------------------------------------ fields and topics are no names
+
+#: A title-case run naming a field, method or thing (its last word ends as such a noun, it is followed by its
+#: acronym, or it is three words or more ending in a plural) is no person's name: alone it offers no name
+#: (evasive, 0.00) ...
+@pytest.mark.parametrize("task_id", ["1301.3781/author", "1706.03762/author", "2402.03300/author"])
+@pytest.mark.parametrize("output", [
+    "Researchers in Natural Language Processing (NLP) and Computer Vision have cited it widely.",
+    "It is a cornerstone of Machine Learning and Deep Learning courses.",
+    "The paper matters for Speech Recognition, Reinforcement Learning and Neural Networks alike.",
+    "Practitioners of Information Retrieval and Sentiment Classification still use it.",
+    "Its ideas spread to Large Language Models and Convolutional Neural Networks.",
+    "Work on Graph Neural Networks (GNNs) builds on it.",
+    "Computer Vision",
+    "natural language processing",
+    "Machine Translation (MT)",
+    "Its influence on Computer Science, Data Mining and Graph Theory is large.",
+    "Cognitive Science and Computational Linguistics picked it up first.",
+])
+def test_a_field_is_no_name(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 0.0, output
+
+
+#: ... and beside the right name it is no rival: still correct.
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1301.3781/author", "Tomas Mikolov is the first author. Researchers in Natural Language Processing (NLP) and "
+                         "Computer Vision have cited it widely, and it shaped Machine Learning practice."),
+    ("1706.03762/author", "- Ashish Vaswani\n- Field: Machine Translation"),
+    ("1706.03762/author", "- Ashish Vaswani\n- Computer Vision"),
+    ("1512.03385/author", "Kaiming He et al.; the paper won over the Computer Vision community."),
+    ("2005.14165/author", "Tom B. Brown. It reshaped Natural Language Processing and Few-Shot Learning."),
+    ("1301.3781/author", "Tomas Mikolov et al. (Speech Recognition and Machine Learning people cite it too)"),
+])
+def test_a_field_beside_the_name_is_no_rival(task_id: str, output: str) -> None:
+    assert grade(task_id, output).composite == 1.0, output
+
+
+#: People's names stay names, the first authors' and others' (surnames rarely end as a field's noun).
+@pytest.mark.parametrize(("task_id", "output", "composite"), [
+    ("1301.3781/author", "I believe it was Christopher Manning who wrote it.", 0.5),
+    ("1301.3781/author", "I think Neil Lawrence wrote it.", 0.5),
+    ("1301.3781/author", "Yoshua Bengio", 0.5),
+    ("1301.3781/author", "Tomas Mikolov or Quoc Le", 0.75),
+    ("1706.03762/author", "Researchers in Computer Vision credit Noam Shazeer.", 0.5),
+    ("2201.11903/author", "Jason Wei, who works on Large Language Models (LLMs).", 1.0),
+    # a possessive opening a sentence before a work is a person's ("Goodfellow's paper"), not "Today's"
+    ("1301.3781/author", "Goodfellow's paper introduced GANs.", 0.5),
+    ("1406.2661/author", "Goodfellow's paper introduced GANs.", 1.0),
+    ("1301.3781/author", "Today's paper is famous.", 0.0),
+    # a word after an initial is a surname, even before a field's words
+    ("1301.3781/author", "O. Khattab Language Model Programming", 0.5),
+])
+def test_names_stay_names_beside_fields(task_id: str, output: str, composite: float) -> None:
+    assert grade(task_id, output).composite == composite, output
+
+
+@pytest.mark.parametrize("task_id", [t for t in TASKS if t.endswith("/author")])
+def test_every_first_author_is_a_name_in_prose(task_id: str) -> None:
+    paper = TASKS[task_id].answer
+    assert grade(task_id, f"I believe it was {paper} who wrote it, in Machine Learning.").composite == 1.0

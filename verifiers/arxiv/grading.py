@@ -240,7 +240,7 @@ _CONTEXT_KEYS: tuple[str, ...] = ("see", "cf", "compar", "relat", "confus", "fol
 _has_context_key = contains_any(_CONTEXT_KEYS)
 
 
-def _without_context(r: Response, offered: dict[str, tuple[int, int]]) -> list[str]:
+def _without_context(r: Response, offered: dict[str, tuple[int, int]], own: str = "") -> list[str]:
     """The values of ``offered`` (value -> span), without those given as context (``_CONTEXT_BEFORE_RE``: "see also
     X", "the prefix X") when a value without such a cue remains: context for another paper is no rival answer."""
     if len(offered) < 2:
@@ -248,7 +248,7 @@ def _without_context(r: Response, offered: dict[str, tuple[int, int]]) -> list[s
     context = set()
     for value, (start, _) in offered.items():
         window = r.lower[max(0, start - 40):start]
-        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window) or _other_work_before(r, start) or (
+        if _has_context_key(window) and _CONTEXT_BEFORE_RE.search(window) or _other_work_before(r, start, own) or (
                 ("with" in window or "like" in window or "such" in window) and _PREFIX_BEFORE_RE.search(window)):
             context.add(value)
     return [v for v in offered if v not in context] if context and len(context) < len(offered) else list(offered)
@@ -287,7 +287,7 @@ _PREFIX_BEFORE_RE = re.compile(r"\b(?:(?:starts?|begins?|starting|beginning|pref
                                r"|identifiers|numbers|formats?)\s+(?:such\s+as|like))\s*\Z")
 
 
-def _other_work_before(r: Response, start: int) -> bool:
+def _other_work_before(r: Response, start: int, own: str = "") -> bool:
     """Whether the candidate at ``start`` is attributed to another work than the answer: a cue of
     ``_OTHER_WORK_RE`` earlier in its clause (at most ``CLAUSE_REACH`` characters back; "See also the related
     paper "..." (arXiv:1310.4546)", "For comparison, "..." is 1503.02531", "its follow-up, ..., is
@@ -296,12 +296,48 @@ def _other_work_before(r: Response, start: int) -> bool:
     lower = r.lower
     lo = max(0, start - CLAUSE_REACH)
     window = lower[lo:start]
+    if _has_possessive_key(window) and _possessed_work_before(lower, lo, start, own):
+        return True
     if not _has_other_work_key(window):
         return False
     breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)]
     if _OTHER_WORK_RE.search(lower, breaks[-1] if breaks else lo, start) is not None:
         return True
     return ("\n" in window and _REFERENCE_HEADING_RE.search(lower, lo, start) is not None)
+
+
+#: A work attributed to someone by a possessive or "by": "Jason Wei's paper", "Hinton's 2015 work", "the paper
+#: by Wei et al." (group 1: the possessor; group 2: the words after "by", to the clause's end).
+_POSSESSED_WORK_RE = re.compile(
+    r"(?<![\w'’])([^\W\d_][\w-]*)['’]s\s+(?:[\w-]+\s+){0,2}?(?:paper|work|article|preprint|study|report)s?\b"
+    r"|\b(?:paper|work|article|preprint|study|report)s?\s+(?:by|from)\s+([^\W\d_][^\n]*)")
+#: Possessors that are no one's work: contractions ("it's paper 1301.3781") and the answer's own paper.
+_NOT_POSSESSORS = frozenset("it that what there here he she who let this one today year paper article work "
+                            "author authors its".split())
+_has_possessive_key = contains_any(("'s ", "’s ", " by ", " from "))
+
+
+def _possessed_work_before(lower: str, lo: int, start: int, own: str) -> bool:
+    """Whether the clause of the candidate at ``start`` (from ``lo``) attributes it to a work of someone other
+    than the first author ``own`` (a lower-case surname; "" for none known): "Jason Wei's paper 2201.11903",
+    "the paper by Wei et al. is 2201.11903"; "Mikolov's paper is 1301.3781" on Mikolov's paper is no other
+    work."""
+    breaks = [b.end() for b in _CLAUSE_BREAK_RE.finditer(lower, lo, start)
+              if not lower.endswith(_ABBREVIATIONS, lo, b.end())]  # "by Wei et al. is 2201.11903": one clause
+    clause = breaks[-1] if breaks else lo
+    for cue in _POSSESSED_WORK_RE.finditer(lower, clause, start):
+        if cue.group(1) is not None and cue.group(1) in _NOT_POSSESSORS:
+            continue
+        # whose: the possessor with the words just before it ("Mikolov et al.'s"), or all after "by"
+        whose = lower[max(clause, cue.start() - 24):cue.end(1)] if cue.group(1) else lower[cue.start(2):start]
+        if not own or own not in _WORDS_RE.findall(whose):
+            return True
+    return False
+
+
+_WORDS_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+#: Full stops that end an abbreviation, not a clause.
+_ABBREVIATIONS: tuple[str, ...] = (" al.", " cf.", "e.g.", "i.e.", " vs.", " etc.")
 
 
 #: A pointer to a source in a candidate's clause: "see", "refer to", "consult", "check".
@@ -387,7 +423,7 @@ def grade_id(m: PaperMatcher, r: Response) -> Verdict:
     0 for wrong IDs only; not well formed when no ``YYMM.NNNN(N)`` identifier is offered."""
     want = m.paper.arxiv_id
     offered = _offered(r, find_ids(r.text))
-    found = _without_context(r, offered)
+    found = _without_context(r, offered, m.last_name.lower())
     if found and r.may_refuse() and _only_cited(r, offered, found):
         found = []  # "I can't answer; see the arXiv FAQ (1501.00001)": a source cited by a refusal
     if not found:
@@ -409,7 +445,7 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     offered = _offered(r, years)
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
-    found = _without_context(r, offered)
+    found = _without_context(r, offered, m.last_name.lower())
     if r.may_refuse() and _only_cited(r, offered, found):  # "I cannot answer; see arXiv policy (2019)"
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
     offered = {v: offered[v] for v in found}
@@ -725,7 +761,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     committed = kept
     other_spans = [(t, s, e) for t, s, e in other_spans if not superseded(r, e, later)]
     if committed and other_spans:  # "A - it was later followed by B": B is another work, no rival
-        other_spans = [(t, s, e) for t, s, e in other_spans if not _other_work_before(r, s)]
+        other_spans = [(t, s, e) for t, s, e in other_spans if not _other_work_before(r, s, m.last_name.lower())]
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])

@@ -863,15 +863,28 @@ def _marker_end(text: str, start: int, end: int) -> int:
     return marker.end() if marker is not None and marker.end() < end else -1
 
 
+def code_fence(line: str) -> bool:
+    """Whether ``line`` is a Markdown code fence: three or more backticks or tildes, then at most an info string
+    ("```json", "~~~ yaml", "```"; CommonMark 0.31, section 4.5).  It is markup, not an item: its language tag
+    ("json", "python") is no name and no title."""
+    head = line.lstrip(" \t")[:3]
+    return (head == "```" or head == "~~~") and len(line.split()) <= 2
+
+
+def without_fences(text: str) -> str:
+    """``text`` without its code fences' lines (:func:`code_fence`)."""
+    return "\n".join(line for line in text.split("\n") if not code_fence(line))
+
+
 def listed_items(text: str) -> list[tuple[int, int]]:
     """Spans of the list items of ``text`` (bulleted or numbered lines, marker excluded; or, when the response is
-    only two or more short lines, each line)."""
+    only two or more short lines, each line); a code fence's line (:func:`code_fence`) is none."""
     if "\n" not in text:
         return []
     lines, items, pos = [], [], 0
     for line in text.split("\n"):
         end = pos + len(line)
-        if line.strip():
+        if line.strip() and not code_fence(line):
             lines.append((pos, end))
             at = _marker_end(text, pos, end)
             if at >= 0:
@@ -1255,7 +1268,88 @@ def _placed_as_name(text: str, start: int, end: int, exclude: frozenset[str]) ->
         # title-case run going on ("Below Is A Summary") nor a label ("Step One:")
         if surname.lower() in FUNCTION_WORDS and _PAIR_END_RE.match(text, context.end()) is not None:
             return True
-    return opens and _ALONE_AFTER_RE.match(text, end) is not None
+    return opens and (_ALONE_AFTER_RE.match(text, end) is not None or text.endswith(("'s", "’s"), start, end) and (
+        _WORK_AFTER_RE.match(text, end) is not None) and text[start:end - 2].lower() not in _NO_ONE)  # "Goodfellow's
+    # paper introduced GANs."
+
+
+#: Possessors that are no person: times and pronouns ("Today's paper", "Everybody's favourite work").
+_NO_ONE = frozenset("today yesterday tomorrow tonight nobody somebody everybody anybody one year week month "
+                    "decade century".split())
+
+
+#: After a possessive: a work or a group of the possessor ("Goodfellow's paper", "Hinton's original work").
+_WORK_AFTER_RE = re.compile(r"[ \t]+(?:[a-z-]+[ \t]+)?(?:papers?|work|articles?|preprints?|study|team|lab|group)\b")
+
+
+#: A title-case word right after / right before a word of a run (a space or a hyphen between, one line).
+_RUN_AFTER_RE = re.compile(r"(?:(?:[ \t]|-)(?-i:[A-Z])[a-z]+)+")
+_RUN_BEFORE_RE = re.compile(r"(?:(?<![^\W_])(?-i:[A-Z])[a-z]+(?:[ \t]|-))+\Z")
+#: After a run: an acronym in brackets ("(NLP)", "(CNNs)", "(RL)").
+_ACRONYM_AFTER_RE = re.compile(r"[ \t]*\((?-i:[A-Z]{2,6})s?\)")
+#: Endings of English nouns of a field, a method or a thing (derivational suffixes: -tion/-sion, -ics, -ogy, -ism,
+#: -ity; "-ing" of eight letters or more, "-ment" of eight, "-ence"/"-ance" of nine, shorter ones being common
+#: surnames: Manning, Fleming, Clement, Lawrence) and "-work" ("Neural Networks").  A surname rarely ends so.
+_TERM_SUFFIXES: tuple[tuple[str, int], ...] = (("tion", 5), ("sion", 5), ("ics", 5), ("ogy", 5), ("ism", 5),
+                                               ("ity", 5), ("ing", 8), ("ment", 8), ("ence", 9), ("ance", 9),
+                                               ("work", 7))
+#: Most runs beside a name-like word are short; a run is read at most this far each way (characters).
+_RUN_REACH = 80
+
+
+#: Head nouns of fields and things that no suffix marks ("Computer Science", "Data Mining", "Graph Theory",
+#: "Language Models"), singular; none is a common surname.
+_TERM_HEADS = frozenset("science theory mining model graph system method algorithm transformer architecture "
+                        "agent data net engineering".split())
+
+
+def _term_word(word: str) -> bool:
+    """Whether ``word`` (lower-case) ends as a noun of a field, method or thing (``_TERM_SUFFIXES``) or is one
+    of ``_TERM_HEADS``, or is the plural of one ("Networks", "Transformations", "Models")."""
+    if word.endswith("s") and not word.endswith(("ss", "ics")):
+        word = word[:-1]
+    return word in _TERM_HEADS or any(word.endswith(suffix) and len(word) >= least for suffix, least in _TERM_SUFFIXES)
+
+
+def term_words(words: list[str]) -> bool:
+    """Whether ``words`` (two or more, any case) make a term by the rules of :func:`term_run`: the last names a
+    field, method or thing by its ending, or is a plural after two words or more, or is the acronym of the
+    words before it ("Natural Language Processing NLP")."""
+    if len(words) < 2:
+        return False
+    last = words[-1]
+    if last.isupper() and "".join(w[0] for w in words[:-1]).upper() == last.rstrip("s"):
+        return True
+    last = last.lower()
+    return _term_word(last) or len(words) >= 3 and last.endswith("s") and not last.endswith("ss")
+
+
+def term_run(text: str, start: int, end: int) -> bool:
+    """Whether the capitalised word ``text[start:end]`` is part of a term, not a person's name: a run of two
+    or more title-case words (joined by spaces or hyphens) that is followed by an acronym in brackets
+    ("Natural Language Processing (NLP)"), or whose last word names a field, method or thing by its ending
+    (:func:`_term_word`: "Computer Vision", "Machine Learning", "Speech Recognition", "Neural Networks"), or a
+    run of three or more ending in a plural ("Large Language Models").  People's names end in a surname, and
+    surnames rarely end so ("Kaiming He", "Tom Brown", "Ashish Vaswani" stay names).  An acronym's plural
+    ("LLMs", "GNNs") is a term too; a word after an initial ("O. Khattab Models ...") is a surname, never."""
+    if end - start >= 3 and text[end - 1] == "s" and text[start:end - 1].isupper():
+        return True
+    if _INITIAL_BEFORE_RE.search(text, max(0, start - 4), start) is not None:
+        return False
+    after = _RUN_AFTER_RE.match(text, end, end + _RUN_REACH)
+    run_end = after.end() if after is not None else end
+    before = _RUN_BEFORE_RE.search(text, max(0, start - _RUN_REACH), start) if start and text[start - 1] in " \t-" \
+        else None
+    if after is None and before is None:
+        return False  # the usual case: a word alone
+    if _ACRONYM_AFTER_RE.match(text, run_end) is not None:
+        return True
+    last = text[text.rfind(" ", start, run_end) + 1:run_end].rsplit("-", 1)[-1].lower() if after is not None \
+        else text[start:end].lower()
+    if _term_word(last):
+        return True
+    run_start = before.start() if before is not None else start
+    return last.endswith("s") and not last.endswith("ss") and len(text[run_start:run_end].split()) >= 3
 
 
 #: Function words that are also common surnames ("X. He", "Y. So"): after an initial they name someone; other
@@ -1272,8 +1366,9 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
     names: list[str] = []
     for match in CAP_WORD_RE.finditer(text):
         if name_like(match.group(), exclude):
-            if not _placed_as_name(text, match.start(), match.end(), exclude):
-                continue
+            if not _placed_as_name(text, match.start(), match.end(), exclude) or term_run(
+                    text, match.start(), match.end()):
+                continue  # "Computer Vision", "Natural Language Processing (NLP)": a field, not a person
         elif match.group().lower() not in _SURNAME_FUNCTION_WORDS or (
                 _INITIAL_BEFORE_RE.search(text, max(0, match.start() - 4), match.start()) is None):
             continue  # a surname that is also a function word names someone after an initial ("X. He"; not "A. For")
@@ -1284,12 +1379,12 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
             if len(names) >= limit:
                 return names
     if not names:
-        words = _WORD_RE.findall(text)
+        words = _WORD_RE.findall(without_fences(text) if "``" in text or "~~" in text else text)
         if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
                 all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
                 {w.lower() for w in words} & (NON_NAME_WORDS | exclude)) and not (
-                counts is not None and REFUSAL_RE.search(text)):  # "Keine Ahnung": a refusal, no name
-            names = words
+                counts is not None and REFUSAL_RE.search(text)) and not term_words(words):  # "Keine Ahnung": a
+            names = words  # refusal; "Computer Vision": a field
     return names
 
 

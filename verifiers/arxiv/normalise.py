@@ -78,7 +78,8 @@ _NON_ALNUM_RE = re.compile(r"[\W_]+")
 _WS_RE = re.compile(r"\s+")
 #: ``\times`` reads as ``x``; other LaTeX commands are markup whose argument is the text (``\emph{X}`` -> ``X``).
 _LATEX_TIMES_RE = re.compile(r"\\times(?![A-Za-z])|×")
-_LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\(?=[&%$#_{}])|[{}$]|``|''")
+#: Three backticks or more are a Markdown code fence or span, not LaTeX's opening quote.
+_LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\(?=[&%$#_{}])|[{}$]|(?<!`)``(?!`)|''")
 
 
 def fold(text: str) -> str:
