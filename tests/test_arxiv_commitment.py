@@ -434,6 +434,10 @@ def test_a_field_beside_the_name_is_no_rival(task_id: str, output: str) -> None:
     ("1301.3781/author", "I think Neil Lawrence wrote it.", 0.5),
     ("1301.3781/author", "Yoshua Bengio", 0.5),
     ("1301.3781/author", "Tomas Mikolov or Quoc Le", 0.75),
+    # a surname ending in "s" after a sentence's first word: the opener does not make a three-word term
+    ("1301.3781/author", "Maybe Oriol Vinyals.", 0.5),
+    ("1301.3781/author", "Perhaps Chris Williams", 0.5),
+    ("1412.6980/author", "Probably Diederik Kingma.", 1.0),
     ("1706.03762/author", "Researchers in Computer Vision credit Noam Shazeer.", 0.5),
     ("2201.11903/author", "Jason Wei, who works on Large Language Models (LLMs).", 1.0),
     # a possessive opening a sentence before a work is a person's ("Goodfellow's paper"), not "Today's"

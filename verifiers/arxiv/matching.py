@@ -1329,9 +1329,10 @@ def term_run(text: str, start: int, end: int) -> bool:
     or more title-case words (joined by spaces or hyphens) that is followed by an acronym in brackets
     ("Natural Language Processing (NLP)"), or whose last word names a field, method or thing by its ending
     (:func:`_term_word`: "Computer Vision", "Machine Learning", "Speech Recognition", "Neural Networks"), or a
-    run of three or more ending in a plural ("Large Language Models").  People's names end in a surname, and
-    surnames rarely end so ("Kaiming He", "Tom Brown", "Ashish Vaswani" stay names).  An acronym's plural
-    ("LLMs", "GNNs") is a term too; a word after an initial ("O. Khattab Models ...") is a surname, never."""
+    run of three or more ending in a plural ("Large Language Models"; a word opening a sentence is not counted).
+    People's names end in a surname, and surnames rarely end so ("Kaiming He", "Tom Brown", "Ashish Vaswani" stay
+    names). An acronym's plural ("LLMs", "GNNs") is a term too; a word after an initial ("O. Khattab Models ...") is
+    a surname, never."""
     if end - start >= 3 and text[end - 1] == "s" and text[start:end - 1].isupper():
         return True
     if _INITIAL_BEFORE_RE.search(text, max(0, start - 4), start) is not None:
@@ -1349,7 +1350,10 @@ def term_run(text: str, start: int, end: int) -> bool:
     if _term_word(last):
         return True
     run_start = before.start() if before is not None else start
-    return last.endswith("s") and not last.endswith("ss") and len(text[run_start:run_end].split()) >= 3
+    # a word that opens a sentence is capitalised by its place, not as part of a term: "Maybe Oriol Vinyals"
+    # is a two-word run, so a surname ending in "s" after a given name stays a name
+    words = len(text[run_start:run_end].split()) - _sentence_start(text, run_start)
+    return last.endswith("s") and not last.endswith("ss") and words >= 3
 
 
 #: Function words that are also common surnames ("X. He", "Y. So"): after an initial they name someone; other
