@@ -423,6 +423,14 @@ class KeyHits:
         return out
 
 
+def ascii_automaton(keys: Iterable[bytes]) -> ahocorasick_rs.BytesAhoCorasick:
+    """An Aho-Corasick automaton of ``keys`` (byte strings), compiled to a DFA, reporting every occurrence
+    (``find_matches_as_indexes(..., overlapping=True)`` gives ``(key index, start, end)`` triples) of a key in
+    an ASCII text's bytes."""
+    return ahocorasick_rs.BytesAhoCorasick(list(keys), matchkind=ahocorasick_rs.MatchKind.Standard,
+                                           implementation=ahocorasick_rs.Implementation.DFA)
+
+
 class KeyTable:
     """Groups of keys (lower-case substrings) whose occurrences in a text are all found in one pass of an
     Aho-Corasick automaton (``ahocorasick_rs``, compiled to a DFA, run on the text's bytes when it is ASCII):
@@ -443,9 +451,7 @@ class KeyTable:
         #: per group, the indexes (in ``keys``) of its keys
         self._members = tuple(frozenset(i for i, k in enumerate(keys) if k in g) for g in self.groups)
         # non-ASCII keys never occur in ASCII text: two 0xff bytes (never in ASCII) in their place keep the numbering
-        self._ascii_ac = ahocorasick_rs.BytesAhoCorasick(
-            [k.encode() if k.isascii() else b"\xff\xff" for k in keys],
-            matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA)
+        self._ascii_ac = ascii_automaton([k.encode() if k.isascii() else b"\xff\xff" for k in keys])
 
     def scan(self, lower: str) -> tuple[KeyHits, ...]:
         """The :class:`KeyHits` of each group in ``lower`` (a lower-cased text), in the groups' order."""
@@ -1991,9 +1997,7 @@ def _follows(lower: str, word: str, prefixes: tuple[str, ...]) -> bool:
 #: count only at a word's end).
 _PLACEHOLDER_NAME_KEYS: tuple[str, ...] = ("doe", "roe", *(p + "name" for p in _NAME_KEY_PREFIXES), "anon", "lorem",
                                            "foo bar", "n. other", "n.other", "some author", "unknown author")
-_PLACEHOLDER_NAME_AC = ahocorasick_rs.BytesAhoCorasick(
-    [k.encode() for k in _PLACEHOLDER_NAME_KEYS], matchkind=ahocorasick_rs.MatchKind.Standard,
-    implementation=ahocorasick_rs.Implementation.DFA)
+_PLACEHOLDER_NAME_AC = ascii_automaton(k.encode() for k in _PLACEHOLDER_NAME_KEYS)
 
 
 def _may_hold_placeholder_name(lower: str) -> bool:

@@ -252,13 +252,3 @@ def squeeze_spaces(text: str) -> str:
         if "\n\n" in text:
             text = _NEWLINE_RUN_RE.sub("\n", text)  # one pass, however long the runs
     return text
-    for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
-        if c in text:
-            text = text.replace(c, " ")
-    while "  " in text:
-        text = text.replace("  ", " ")
-    if "\n" in text:
-        text = text.replace(" \n", "\n").replace("\n ", "\n")
-        while "\n\n" in text:
-            text = text.replace("\n\n", "\n")
-    return text
