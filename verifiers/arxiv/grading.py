@@ -75,6 +75,7 @@ from verifiers.arxiv.matching import (
     position_label,
     remark_line,
     retracted,
+    sentence_span,
     spans_dehyphenated,
     superseded,
     title_like,
@@ -913,25 +914,35 @@ def _partial_share(m: PaperMatcher, own_words: frozenset[str], own_forms: frozen
     return (hits / union if union else 0.0), hits, extra
 
 
+#: Emphasis and quotes that may open a full name ("**Tomas Mikolov**", "\"Ian Goodfellow\"").
+_NAME_MARKUP = "*_\"'“‘"
+
+
 def _name_start(text: str, start: int) -> int:
     """Where the full name ending in the surname at ``start`` begins: up to three capitalised given names or
-    initials right before it ("Diederik P. Kingma"), so a negation of the full name reaches the surname."""
+    initials right before it ("Diederik P. Kingma"), also inside emphasis or quotes ("**Diederik P. Kingma**":
+    the name starts after the markup), so a negation of the full name reaches the surname and its given names
+    are read as its own, not as another name."""
     lo = max(0, start - 40)
     lo = max(lo, text.rfind("\n", lo, start) + 1)  # a name does not continue across a line break
     head = text[lo:start]
     if not head or head[-1] not in " \t":
         return start
     words = head.split()
-    taken = 0
+    taken = lead = 0
     for word in reversed(words[-3:]):
-        core = word.rstrip(".")
+        bare = word.lstrip(_NAME_MARKUP)
+        core = bare.rstrip(".")
         if not (core[:1].isupper() and core.replace("-", "").isalpha()) or len(core) > 1 and (
-                core.lower() in NON_NAME_WORDS or core != word):  # one capital is an initial ("Lakshya A");
+                core.lower() in NON_NAME_WORDS or core != bare):  # one capital is an initial ("Lakshya A");
             break  # a longer word with a full stop ends the sentence before the name ("... Models. A. Dosovitskiy")
         taken += 1
+        if bare != word:  # emphasis or a quote opens the name ("**Tomas Mikolov**"): it starts here
+            lead = len(word) - len(bare)
+            break
     if not taken:
         return start
-    return text.rfind(words[-taken], lo, start)
+    return text.rfind(words[-taken], lo, start) + lead
 
 
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
@@ -1170,10 +1181,10 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 
 
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
-#: "alternatives", "possibilities", "choices", "guesses", "backup", "second guess", "not sure between", or
-#: confidences ("60%").
+#: "alternatives", "possibility", "possibilities", "choices", "guesses", "backup", "second guess", "not sure
+#: between", or confidences ("60%").
 _NAME_LISTING_CUE_RE = re.compile(
-    r"\b(?:candidates?|options?|alternatives?|alternatively|possibilities|choices|guesses|backup|second\s+(?:guess"
+    r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guesses|backup|second\s+(?:guess"
     r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
@@ -1181,13 +1192,34 @@ _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "po
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 
 
+#: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates").
+_CUE_COPULA_RE = re.compile(r"\b(?:are|were)\b|['’]re\b")
+
+
 def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
     """Whether the response calls its names candidates (``_NAME_LISTING_CUE_RE``: "Top candidates: A, B", "Best
-    guess: A. Second guess: B", "A (70%), B (30%)") and names someone else besides the first author: then a
-    list of names is a list of alternatives, not of authors."""
-    if not _has_name_listing_key(r.lower) or _NAME_LISTING_CUE_RE.search(r.lower) is None:
+    guess: A. Second guess: B", "A (70%), B (30%)") and names someone else besides the first author where that
+    cue reaches: from the cue to its sentence's end (:func:`verifiers.arxiv.matching.sentence_span`; a heading's
+    items and a table's rows go on to the next full stop or blank line), from the sentence's start when a copula
+    comes before the cue ("A and B are both candidates") or the cue is a pair of confidences.  Then a list of
+    names is a list of alternatives, not of authors.  A cue elsewhere ("careful choices of hyperparameters" in
+    background prose, "Hugging Face offers several options") calls no name a candidate."""
+    if not _has_name_listing_key(r.lower):
         return False
-    others = blank(r.text, [(_name_start(r.text, s), e) for s, e in committed])
+    text, lower, scopes = r.text, r.lower, []
+    for cue in _NAME_LISTING_CUE_RE.finditer(lower):
+        start, end = sentence_span(text, cue.start(), cue.end())
+        if cue.group()[-1] != "%" and _CUE_COPULA_RE.search(lower, start, cue.start()) is None:
+            start = cue.start()  # "Hugging Face offers several options": a cue names what follows it
+        if scopes and start <= scopes[-1][1]:
+            scopes[-1] = (scopes[-1][0], max(end, scopes[-1][1]))
+        else:
+            scopes.append((start, end))
+    if not scopes:
+        return False
+    outside = [(a, b) for a, b in zip([0] + [e for _, e in scopes], [s for s, _ in scopes] + [len(text)], strict=True)
+               if a < b]
+    others = blank(text, outside + [(_name_start(text, s), e) for s, e in committed])
     return bool(name_tokens(others, m.name_exclude, 1, counts=r.counts))
 
 

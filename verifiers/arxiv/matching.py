@@ -1653,6 +1653,25 @@ def _sentence_before(text: str, at: int) -> int:
     return best
 
 
+#: What ends a sentence after a point: a stop before a space or a line break, or a blank line (a line break alone
+#: does not: a heading's items, a table's rows go on).
+_SENTENCE_ENDS = (". ", ".\n", "! ", "!\n", "? ", "?\n", "\n\n")
+
+
+def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence (or sentences) holding ``text[start:end]``: from :func:`_sentence_before` ``start`` to the
+    first stop after ``end`` (``_SENTENCE_ENDS``, the full stop of an initial or "et al." aside), each end at most
+    ``SENTENCE_REACH`` characters away."""
+    hi = min(len(text), end + SENTENCE_REACH)
+    for stop in _SENTENCE_ENDS:
+        i = text.find(stop, end, hi)
+        while i >= 0 and stop[0] == "." and _abbreviation_before(text, i):
+            i = text.find(stop, i + 1, hi)
+        if i >= 0:
+            hi = i + 1
+    return _sentence_before(text, start), hi
+
+
 def _abbreviation_before(text: str, dot: int) -> bool:
     """Whether the full stop at ``dot`` ends an initial ("Ian J. Goodfellow") or "et al.", not a sentence."""
     return dot >= 1 and text[dot - 1].isupper() and (dot < 2 or not text[dot - 2].isalpha()) or text.endswith(

@@ -1,0 +1,87 @@
+"""Tests of the arXiv grader's rules closed in stop 9 (issue 17): a candidate cue reaches its own sentence only,
+a full name keeps its given names inside emphasis, an English-word surname counts in an answer position, a full
+given name that is not the author's names another person, a title with any subtitle added is another title."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifiers.arxiv import ArxivVerifier
+from verifiers.base import Grade
+
+V = ArxivVerifier()
+TASKS = {task.task_id: task for task in V.tasks()}
+
+
+def grade(task_id: str, output: str) -> Grade:
+    return V.score(TASKS[task_id].question, output)
+
+
+# ------------------------------------------------------------- long answers: a cue reaches its sentence only
+
+#: Background prose of a long answer: cue words of candidates ("options", "choices", "alternatives",
+#: "possibilities"), capitalised terms and product names, a sentence-initial word before a capitalised word.
+BACKGROUND = (
+    "Training relies on stochastic gradient methods and careful choices of hyperparameters.",
+    "Hugging Face offers several options for loading the pretrained weights.",
+    "Researchers in Computer Vision and Natural Language Processing (NLP) weigh the alternatives it opened.",
+    "Many possibilities were explored in follow-up work on Reinforcement Learning.",
+    "Most Transformer variants keep the same recipe, with a few design choices changed.",
+    "Later Versions of the code add options for mixed precision.",
+    "The paper is on arXiv, where the full author list and version history can be found.",
+    "Ablation studies isolate the contribution of each component.",
+)
+#: (task, the first author as the answer gives it, another person's name).
+AUTHORS = [("1706.03762/author", "Ashish Vaswani", "Noam Shazeer"),
+           ("1301.3781/author", "Tomas Mikolov", "Quoc Le"),
+           ("1412.6980/author", "Diederik P. Kingma", "Jimmy Ba"),
+           ("2201.11903/author", "Jason Wei", "Denny Zhou")]
+#: How the answer sentence offers the name (emphasis and quotes around a full name included).
+ANSWER_FORMS = ("The first author is {N}.", "The first author is **{N}**.", "**Answer:** {N}", "Answer: \"{N}\"",
+                "It was written by _{N}_ and colleagues.")
+
+
+def long_answer(paragraphs: list[list[str]], answer: str, at: int) -> str:
+    texts = [" ".join(p) for p in paragraphs]
+    texts.insert(at % (len(texts) + 1), answer)
+    return "\n\n".join(texts)
+
+
+@given(task=st.sampled_from(AUTHORS), form=st.sampled_from(ANSWER_FORMS), at=st.integers(0, 8),
+       paragraphs=st.lists(st.lists(st.sampled_from(BACKGROUND), min_size=1, max_size=4), min_size=1, max_size=6))
+@settings(max_examples=120, deadline=None)
+def test_background_prose_names_no_candidate(task: tuple[str, str, str], form: str, at: int,
+                                             paragraphs: list[list[str]]) -> None:
+    """However long the answer, cue words and capitalised terms in its background prose offer no second name."""
+    task_id, name, _ = task
+    assert grade(task_id, long_answer(paragraphs, form.format(N=name), at)).correctness == 1.0
+
+
+@given(task=st.sampled_from(AUTHORS), form=st.sampled_from(ANSWER_FORMS),
+       paragraphs=st.lists(st.lists(st.sampled_from(BACKGROUND), min_size=1, max_size=4), min_size=1, max_size=6),
+       alternative=st.sampled_from(["Another possibility, though, is {W}.", "My second guess would be {W}.",
+                                    "I am torn between {N} and {W}.", "{N} and {W} are both candidates."]))
+@settings(max_examples=80, deadline=None)
+def test_a_candidate_in_its_cue_sentence_still_hedges(task: tuple[str, str, str], form: str,
+                                                      paragraphs: list[list[str]], alternative: str) -> None:
+    """The same long answer with another name called a candidate in the cue's own sentence is hedged."""
+    task_id, name, other = task
+    output = long_answer(paragraphs, form.format(N=name), 0) + "\n\n" + alternative.format(N=name, W=other)
+    assert grade(task_id, output).correctness == 0.5, output
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    # the cue and the other name in different sentences: background, not a candidate
+    ("1706.03762/author", "Ashish Vaswani. The choice of optimiser was discussed with Noam Shazeer.", 1.0),
+    ("1706.03762/author", "Answer: Ashish Vaswani.\n\nThe options are many.\n\nNoam Shazeer also contributed.", 1.0),
+    # in the cue's sentence, after the cue: a candidate
+    ("1706.03762/author", "Ashish Vaswani. Other options: Noam Shazeer.", 0.5),
+    ("1706.03762/author", "Ashish Vaswani (70%), Noam Shazeer (30%)", 0.5),
+    # a full name in emphasis keeps its given name: "**Pavel Mikolov**" is another person
+    ("1301.3781/author", "The first author is **Pavel Mikolov**.", 0.0),
+    ("1301.3781/author", "The first author is **Tomas Mikolov**. Alternatively it might be Quoc Le.", 0.5),
+])
+def test_cue_scope_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness, output
