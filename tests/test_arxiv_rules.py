@@ -85,3 +85,44 @@ def test_a_candidate_in_its_cue_sentence_still_hedges(task: tuple[str, str, str]
 ])
 def test_cue_scope_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness, output
+
+
+# ------------------------------------------------------- a surname that is also an English word ("He")
+
+#: Answer positions: alone, after a label, a copula, "by" or a hedge word, opening a line, in a citation.
+HE_ANSWERS = ("He", "The first author is He.", "First author: He", "Answer: **He**", "It was written by He.",
+              "I think it was He.", "He and colleagues (2015) introduced residual learning.", "He (2015)",
+              "He, Zhang, Ren and Sun", "It was written by He, Zhang, Ren, and Sun.", "- He\n- (the others follow)",
+              "The first author is He, with Zhang second.")
+#: A pronoun opening a clause, or the word inside prose: no name.
+HE_PRONOUNS = ("He did not say.", "He, however, never said.", "Note: He was at a large lab then.",
+               "I cannot recall. He was at a large lab then.")
+
+
+@pytest.mark.parametrize("output", HE_ANSWERS)
+def test_english_word_surname_in_an_answer_position_counts(output: str) -> None:
+    assert grade("1512.03385/author", output).correctness == 1.0, output
+
+
+@pytest.mark.parametrize("output", HE_PRONOUNS)
+def test_english_word_surname_as_a_pronoun_is_no_name(output: str) -> None:
+    assert grade("1512.03385/author", output).composite == 0.0, output
+
+
+@pytest.mark.parametrize(("output", "correctness"), [
+    ("Maybe He or Zhang.", 0.5), ("The first author is Zhang, not He.", 0.0), ("X. He", 0.0),
+    ("He proposed residual networks with Xiangyu Zhang.", 0.0),
+])
+def test_english_word_surname_with_other_names(output: str, correctness: float) -> None:
+    assert grade("1512.03385/author", output).correctness == correctness, output
+
+
+@given(lead=st.sampled_from(["The first author is", "First author:", "It was written by", "Answer:", "Probably"]),
+       markup=st.sampled_from(["", "**", "_", "\""]), stop=st.sampled_from(["", ".", "!", "\n\nThat is all."]))
+@settings(max_examples=60, deadline=None)
+def test_english_word_surname_after_an_answer_cue(lead: str, markup: str, stop: str) -> None:
+    """Any answer cue, any emphasis, any ending: the capitalised surname in the answer's place names the author;
+    the same sentence with a lower-case verb after it makes it a pronoun."""
+    closing = {"": "", "**": "**", "_": "_", "\"": "\""}[markup]
+    assert grade("1512.03385/author", f"{lead} {markup}He{closing}{stop}").correctness == 1.0
+    assert grade("1512.03385/author", f"{lead} {markup}He{closing} left the lab{stop}").correctness == 0.0

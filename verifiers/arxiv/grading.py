@@ -1223,6 +1223,47 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     return bool(name_tokens(others, m.name_exclude, 1, counts=r.counts))
 
 
+#: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
+#: skipped): a label's colon ("First author: He"), a copula, "by" or a hedge word ("The first author is He",
+#: "written by He", "maybe He") ...
+_ANSWER_SLOT_BEFORE_RE = re.compile(
+    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly)|:)[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+#: ... or the start of a line (a list marker skipped) ...
+_LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])?[ \t*_\"'“‘]*\Z")
+#: ... and after it, the name ends (a stop, the line's end) or another name follows as an alternative or in a list
+#: ("He or Zhang", "He and Zhang"); after a label, copula or "by" a comma may end it too ("is He, with Zhang").
+_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
+_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*,")
+#: A citation that may stand anywhere: "He and colleagues", "He (2015)", a list of authors "He, Zhang, Ren".
+_CITATION_AFTER_RE = re.compile(r"[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b|[ \t]*\((?:19|20)[0-9]{2}\)"
+                                r"|,[ \t]*(?-i:[A-Z])[^\W\d_]+[ \t]*(?:,|&|\band\b)")
+
+
+def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with the bare surname that is also an English word ("He") where it stands in an answer position:
+    capitalised as a name ("He", "HE"), after a label, a copula, "by" or a hedge word, or opening a line, with the
+    name ending right after it or another name following as an alternative (``_ANSWER_SLOT_BEFORE_RE``,
+    ``_LINE_SLOT_BEFORE_RE``, ``_NAME_ENDS_RE``: "The first author is He.", "Answer: **He**", "written by He",
+    "maybe He or Zhang", "- He"), or opening a citation anywhere ("He and colleagues", "He (2015)", "He, Zhang, Ren
+    and Sun": ``_CITATION_AFTER_RE``).  A pronoun opening a clause ("He proposed ...", "He, however, ...", "Note:
+    He was ...") is none: a lower-case word follows it."""
+    last = m.last_name
+    found = []
+    for match in re.finditer(rf"(?<![^\W_])(?:{re.escape(last)}|{re.escape(last.upper())})(?![^\W_]|[-‐‑'’][^\W_])",
+                             text):
+        start, end = match.span()
+        if any(s <= start < e for s, e in spans):
+            continue  # already read in a citation form ("Kaiming He", "He et al.")
+        lo = max(0, start - 40)
+        if _CITATION_AFTER_RE.match(text, end) is not None or (
+                _ANSWER_SLOT_BEFORE_RE.search(text, lo, start) is not None
+                and _NAME_ENDS_OR_COMMA_RE.match(text, end) is not None) or (
+                _LINE_SLOT_BEFORE_RE.search(text, lo, start) is not None
+                and _NAME_ENDS_RE.match(text, end) is not None):
+            found.append((start, end))
+    return sorted(spans + found) if found else spans
+
+
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
@@ -1232,7 +1273,10 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
     committed, retracted_any, ordered = [], False, False
-    for start, end in m.author.spans(text, r.lower)[:MAX_OCCURRENCES]:
+    spans = m.author.spans(text, r.lower)
+    if m.ambiguous and (last in text or last.upper() in text):
+        spans = _bare_surname_spans(m, text, spans)
+    for start, end in spans[:MAX_OCCURRENCES]:
         if institution_after(text, end) or interjection(text, start, end):
             continue  # "the Brown University library", "Ho ho ho": no person's name
         surname_at, start = start, _name_start(text, start)

@@ -2422,8 +2422,9 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
     followed by "et al." ("He et al."), or as the whole answer; always as a whole name, not part of a hyphenated
     one ("Smith-Vaswani" is someone else).  A surname that is not also a common English
     word counts on its own too ("Kingma wrote it"); one that is ("He", "Long") counts only in those forms, since
-    alone it reads as the word.  Source: author-date citation conventions (APA 7th ed., sections 8.17 and 9.8:
-    "Surname et al." in text, "Surname, Initials." in references).
+    alone it reads as the word, and in an answer position (:func:`verifiers.arxiv.grading._bare_surname_spans`:
+    "The first author is He.", "He and colleagues").  Source: author-date citation conventions (APA 7th ed.,
+    sections 8.17 and 9.8: "Surname et al." in text, "Surname, Initials." in references).
     """
     # a whole name: not part of a hyphenated one ("Smith-Vaswani", "Vaswani-Smith" are other people)
     surname = rf"(?<![^\W_][-‐‑]){_parts_pattern(paper.last_name)}(?![-‐‑][^\W_])"
