@@ -126,3 +126,42 @@ def test_english_word_surname_after_an_answer_cue(lead: str, markup: str, stop: 
     closing = {"": "", "**": "**", "_": "_", "\"": "\""}[markup]
     assert grade("1512.03385/author", f"{lead} {markup}He{closing}{stop}").correctness == 1.0
     assert grade("1512.03385/author", f"{lead} {markup}He{closing} left the lab{stop}").correctness == 0.0
+
+
+# ------------------------------------------------------- the same surname with another whole given name
+
+from verifiers.arxiv.papers import PAPERS  # noqa: E402
+
+#: Given names that share an initial with some first author's but are no form of it.
+OTHER_GIVEN = {"J": ["Jerry", "Julia", "Jasper"], "T": ["Tobias", "Teresa", "Tatiana"], "I": ["Irene", "Igor"],
+               "D": ["Daniel", "Dmitri"], "G": ["Gregory", "Gabriel"], "K": ["Kevin", "Karl"], "A": ["Andrew", "Anna"],
+               "O": ["Olga", "Oscar"], "Z": ["Zoe", "Zachary"], "L": ["Laura", "Lucas"], "E": ["Emily", "Ethan"]}
+CITATIONS = ("{G} {S}", "{S}, {G}", "The first author is {G} {S}.", "{G} {S} et al.", "Answer: **{G} {S}**")
+
+
+@given(paper=st.sampled_from(PAPERS), pick=st.integers(0, 2), form=st.sampled_from(CITATIONS))
+@settings(max_examples=120, deadline=None)
+def test_another_whole_given_name_with_the_same_initial_is_another_person(paper: object, pick: int,
+                                                                           form: str) -> None:
+    """The surname with a whole given name of the same initial that is no form of the author's names someone
+    else (0.50); with the author's own given name it is correct."""
+    names = OTHER_GIVEN[paper.given_name[0]]
+    task_id = f"{paper.arxiv_id}/author"
+    output = form.format(G=names[pick % len(names)], S=paper.last_name)
+    assert grade(task_id, output).composite == 0.5, output
+    assert grade(task_id, form.format(G=paper.given_name, S=paper.last_name)).correctness == 1.0
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    ("2201.11903/author", "Jerry Wei", 0.0), ("2006.11239/author", "Tin Kam Ho", 0.0),
+    ("2201.11903/author", "Wei, Jerry", 0.0), ("2201.11903/author", "JERRY WEI", 0.0),
+    # the author's given name, a short form, a spelling one letter apart, a known form, accents; an initial
+    ("2006.11239/author", "Jon Ho", 1.0), ("2006.11239/author", "Jonathon Ho", 1.0),
+    ("2006.11239/author", "Jonathan Daniel Ho", 1.0), ("1503.02531/author", "Geoff Hinton", 1.0),
+    ("1412.6980/author", "Durk Kingma", 1.0), ("2005.14165/author", "Thomas Brown", 1.0),
+    ("1301.3781/author", "Tomáš Mikolov", 1.0), ("2201.11903/author", "J. Wei", 1.0),
+    # a title's words before the name are no given name
+    ("2103.00020/author", "Improving Language Understanding by Generative Pre-Training Radford", 1.0),
+])
+def test_given_name_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness, output

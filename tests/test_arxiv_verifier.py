@@ -1717,11 +1717,10 @@ def test_a_matching_surname_with_another_given_name_is_another_person(task_id: s
 @given(paper_id=st.sampled_from(sorted(PAPER_OF)),
        given_name=st.sampled_from(["Pavel", "Noam", "Xiaodong", "Maria", "Lena", "Olga", "Rahul", "Bjorn"]))
 @settings(max_examples=60, deadline=None)
-def test_property_a_given_name_with_another_initial_is_another_person(paper_id: str, given_name: str) -> None:
+def test_property_another_given_name_is_another_person(paper_id: str, given_name: str) -> None:
     names = PAPER_OF[paper_id].first_author.split()
-    output = f"{given_name} {names[-1]}"
-    want = 1.0 if given_name[0] == names[0][0] else 0.5
-    assert grade(f"{paper_id}/author", output).composite == want, output
+    output = f"{given_name} {names[-1]}"  # none of the given names is a form of an author's ("Lena" for Lakshya)
+    assert grade(f"{paper_id}/author", output).composite == 0.5, output
 
 
 @pytest.mark.parametrize(("output", "composite"), [

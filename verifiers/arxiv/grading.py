@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Callable
 
 from verifiers.arxiv.matching import (
@@ -83,7 +84,7 @@ from verifiers.arxiv.matching import (
     year_of,
 )
 from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
-from verifiers.arxiv.papers import PAPERS
+from verifiers.arxiv.papers import GIVEN_NAME_FORMS, PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
 CONCISE_CHARS = 800
@@ -1008,26 +1009,58 @@ _KNOWN_TITLE_WORDS = frozenset(w.casefold() for p in PAPERS for w in re.findall(
 
 
 def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -> bool:
-    """Whether the one whole given name among ``words`` (the words written with the surname, initials aside)
-    agrees with the first author's given name: the same initial.  APA 7 (section 9.8) cites a person by surname
-    and initials, so two citations of one surname name the same person exactly when their initials agree; a
-    whole given name is read through its initial, which also leaves nickname and spelling forms alone ("Tom
-    Brown", "Durk Kingma", "Thomas Mikolov").  Read only when it is one word shaped as a given name (capital,
-    then lower-case letters: not "ResNet", not an acronym; all capitals when the surname is too, ``upper``:
-    "PAVEL MIKOLOV"): two or more whole
-    words may end a title written right before the name ("... Generative Pre-Training Radford"), so they are
-    not read, and neither is a known paper's first-author surname ("Hinton Mikolov") or a word of a known
-    paper's title ("... You All Is Attention Goodfellow")."""
+    """Whether the whole given names among ``words`` (the words written with the surname, initials aside) agree
+    with the first author's given name (:func:`same_given_name`: "Tom Brown", "Durk Kingma", "Thomas Mikolov"
+    fit; "Jerry Wei", "Pavel Mikolov" name other people).  APA 7 (section 9.8) cites a person by surname and
+    initials, which agree for both of two people with one surname and one initial; a whole given name tells them
+    apart.  Read only when each is shaped as a given name (capital, then lower-case letters: not "ResNet", not an
+    acronym; all capitals when the surname is too, ``upper``: "PAVEL MIKOLOV") and none is a known paper's
+    first-author surname ("Hinton Mikolov") or a word of a known paper's title ("... You All Is Attention
+    Goodfellow"), and only one or two of them (a given name and a second one, "Tin Kam Ho": one of them must
+    agree): three or more whole words may end a title written right before the name."""
     whole = [w for w in words if len(w.rstrip(".")) > 1]
-    if len(whole) != 1:
+    if not whole or len(whole) > 2:
         return True
-    word = whole[0]
-    if word.casefold() in _KNOWN_SURNAMES or word.casefold() in _KNOWN_TITLE_WORDS:
-        return True  # "Hinton Mikolov", "... Is Attention Goodfellow": a surname or a title's word, no given name
-    rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
-    if not (word[:1].isupper() and (rest.islower() or upper and rest.isupper())):
+    for word in whole:
+        if word.casefold() in _KNOWN_SURNAMES or word.casefold() in _KNOWN_TITLE_WORDS:
+            return True  # "Hinton Mikolov", "... Is Attention Goodfellow": a surname or a title's word
+        rest = word[1:].replace("-", "").replace("'", "").replace("’", "")
+        if not (word[:1].isupper() and (rest.islower() or upper and rest.isupper())):
+            return True
+    given = first_author.split()[0]
+    return any(same_given_name(word, given) for word in whole)
+
+
+def _plain(name: str) -> str:
+    """``name`` case-folded, its accents dropped ("Tomáš" -> "tomas")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).casefold()
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by at most one inserted, deleted or replaced letter."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    return a[i + (len(a) == len(b)):] == b[i + 1:]
+
+
+def same_given_name(word: str, given: str) -> bool:
+    """Whether the whole given name ``word`` names the same person as the author's given name ``given`` (as
+    ``PAPERS`` lists it): the same name up to case and accents ("Tomáš"), a short form it starts with ("Geoff",
+    "Alex", "Jon", "Ed"), a spelling one letter apart with the same initial, both of four letters or more
+    ("Thomas" for Tomas, "Alexei" for Alexey), or a form of ``GIVEN_NAME_FORMS`` ("Durk" for Diederik, "Thomas" for
+    Tom).  Any other whole given name is another person's ("Jerry Wei" is not Jason Wei, though both are "J.
+    Wei"): a citation by initials cannot tell them apart, a whole given name can."""
+    w, g = _plain(word), _plain(given)
+    if not w or w[0] != g[0] and w not in (_plain(f) for f in GIVEN_NAME_FORMS.get(given, ())):
+        return False
+    if w == g or len(w) >= 2 and g.startswith(w):
         return True
-    return word[0].casefold() == first_author[:1].casefold()
+    if len(w) >= 4 and len(g) >= 4 and _one_edit_apart(w, g):
+        return True
+    return w in (_plain(f) for f in GIVEN_NAME_FORMS.get(given, ()))
 
 
 #: After a surname, a comma and one whole given name ending the name ("Mikolov, Tomas"; not "Vaswani, Shazeer,

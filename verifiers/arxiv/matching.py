@@ -1125,8 +1125,9 @@ _NAME_CONTEXT_RE = re.compile(
 )
 #: An initial right before a word ("X. He"; not "I.", the pronoun or a numeral: "Part I. He left").
 _INITIAL_BEFORE_RE = re.compile(r"(?<![^\W_])(?-i:[A-HJ-Z])\.[ \t]*\Z")
-#: After a capitalised pair: the pair ends (no further capitalised word, no label's colon).
-_PAIR_END_RE = re.compile(r"[ \t]*(?:[.,;!?)\]\n]|\Z|[ \t]+(?-i:[a-z0-9(]))")
+#: After a capitalised pair: the pair ends (no further capitalised word, no label's colon; closing emphasis or
+#: quotes skipped: "**Kevin He**").
+_PAIR_END_RE = re.compile(r"[*_\"'”’]*[ \t]*(?:[.,;!?)\]\n]|\Z|[ \t]+(?-i:[a-z0-9(]))")
 #: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)").
 _ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]\n]|\((?:19|20)[0-9]{2}|\Z)")
 

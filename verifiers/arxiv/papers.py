@@ -79,6 +79,20 @@ PAPERS: tuple[Paper, ...] = (
           "Lakshya A Agrawal"),
 )
 
+#: Other forms of the first authors' given names that name the same person, beside the given name itself, a
+#: short form it starts with ("Geoff", "Alex", "Jon") and a one-letter spelling variant ("Thomas", "Alexei"),
+#: which the grader accepts for every author: English short forms that are no prefix ("Tom" of Thomas, "Jake" of
+#: Jacob, "Ted" of Edward; "Dirk" of Diederik), transliterations ("Aleksei") and the name an author goes by
+#: (Diederik P. Kingma signs "Durk Kingma").  Keyed by the given name as ``PAPERS`` lists it.
+GIVEN_NAME_FORMS: dict[str, tuple[str, ...]] = {
+    "Diederik": ("Durk", "Dirk"),
+    "Tom": ("Thomas", "Tommy"),
+    "Tomas": ("Tom",),
+    "Jacob": ("Jake",),
+    "Edward": ("Ted", "Eddie", "Ned"),
+    "Alexey": ("Aleksei", "Alexej", "Aleksey", "Alexander"),
+}
+
 #: Task kinds, in pool order within each paper.
 KINDS: tuple[str, ...] = ("id", "title", "author", "year")
 
