@@ -165,3 +165,33 @@ def test_another_whole_given_name_with_the_same_initial_is_another_person(paper:
 ])
 def test_given_name_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness, output
+
+
+# ------------------------------------------------------------- a title with a subtitle added
+
+#: Made-up subtitles: words that are never names ("Transformers", "PyTorch", "Google", "Everyone") make a subtitle
+#: as any other title words do.
+SUBTITLES = ("Transformers for Everyone", "A Comprehensive Survey", "Revisited and Extended", "PyTorch Edition",
+             "Theory and Practice", "The Transformer Paper", "Everyone's Guide", "Google Research Notes",
+             "Lessons Learned", "An Introduction")
+
+
+@given(paper=st.sampled_from(PAPERS), subtitle=st.sampled_from(SUBTITLES), quote=st.sampled_from(["", "\"", "**"]))
+@settings(max_examples=120, deadline=None)
+def test_a_title_with_any_colon_subtitle_is_another_title(paper: object, subtitle: str, quote: str) -> None:
+    """The right title with a made-up subtitle after a colon is a longer title: wrong (0.50), for every paper and
+    every subtitle alike; the title alone is correct."""
+    task_id = f"{paper.arxiv_id}/title"
+    output = f"{quote}{paper.title}: {subtitle}{quote}"
+    assert grade(task_id, output).composite == 0.5, output
+    assert grade(task_id, f"{quote}{paper.title}{quote}").composite == 1.0
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Attention Is All You Need: Transformers for Everyone", 0.5),
+    ("Attention Is All You Need: PyTorch Edition", 0.5),
+    # one word that is never a title's after the colon, or what follows on the next line: no subtitle
+    ("Attention Is All You Need: NeurIPS 2017", 1.0), ("Attention Is All You Need:\nVaswani et al., 2017", 1.0),
+])
+def test_colon_subtitle_examples(output: str, composite: float) -> None:
+    assert grade("1706.03762/title", output).composite == composite, output

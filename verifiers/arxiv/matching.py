@@ -780,13 +780,34 @@ def _dash_subtitle(text: str, end: int) -> bool:
     return len(words) >= 3 or words[0].endswith("ed") and words[0].lower() not in NON_NAME_WORDS and len(words[0]) >= 7
 
 
+#: A subtitle after a colon, on the title's line: title-case words (group 1; an article may open it), minor words
+#: between; not in quotes or emphasis of their own ("A: *B*" lists B beside A).
+_COLON_SUBTITLE_RE = re.compile(rf"[ \t]*:[ \t]*((?:(?:A|An|The|On)[ \t]+)?{CAP_WORD}"
+                                rf"(?:[ \t]+(?:{MINOR_WORD}[ \t]+)*{CAP_WORD}){{0,6}})")
+
+
+def _colon_subtitle(text: str, end: int) -> bool:
+    """Whether a subtitle follows the title ending at ``end`` after a colon ("Attention Is All You Need:
+    Transformers for Everyone", "...: PyTorch Edition"): two or more title words, one of them a content word,
+    whatever the words (a word that is never a name, "Transformers", still makes a subtitle).  One word alone
+    after the colon is read by the rule of :func:`is_extended` (": NeurIPS 2017", ": Paper" extend nothing)."""
+    found = _COLON_SUBTITLE_RE.match(text, end, end + 120)
+    if found is None:
+        return False
+    words = [w[:-2] if w.endswith(("'s", "’s")) else w for w in found.group(1).lower().split()]
+    return len(words) >= 2 and any(w not in NON_CONTENT_WORDS for w in words)
+
+
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
-    inside the same quotes, a subtitle, further capitalised words (also after capitalised minor words: "... In
-    Speech Separation") or a fused prefix around it, or a preposition and a content word after it."""
+    inside the same quotes, a subtitle (:func:`_dash_subtitle`, :func:`_colon_subtitle`), further capitalised
+    words (also after capitalised minor words: "... In Speech Separation") or a fused prefix around it, or a
+    preposition and a content word after it."""
     if in_longer_quote(text, start, end):
         return True
     if text.startswith((" -", " –", " —", "-", "–", "—"), end, end + 3) and _dash_subtitle(text, end):
+        return True
+    if text.startswith((":", " :"), end) and _colon_subtitle(text, end):
         return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
