@@ -195,3 +195,21 @@ def test_a_title_with_any_colon_subtitle_is_another_title(paper: object, subtitl
 ])
 def test_colon_subtitle_examples(output: str, composite: float) -> None:
     assert grade("1706.03762/title", output).composite == composite, output
+
+
+# ------------------------------------------------- metadata labels: one list, two scopes (before, in a bracket)
+
+@given(label=st.sampled_from(["error 503", "status 404", "request id 7f3a", "retrieved from arXiv", "accessed",
+                              "ticket 12", "cached copy", "as of", "last updated", "session abc", "fetched"]),
+       date=st.sampled_from(["12/03/2021", "2021-03-12", "03.12.2021"]), bracket=st.sampled_from(["()", "[]"]))
+@settings(max_examples=60, deadline=None)
+def test_a_date_after_a_metadata_label_in_its_bracket_is_no_year(label: str, date: str, bracket: str) -> None:
+    """A date inside a bracket after a label of the shared metadata rule dates the response, not the paper: the
+    year given plainly is graded alone (correct, not hedged)."""
+    output = f"It was submitted in 2017 {bracket[0]}{label}, {date}{bracket[1]}."
+    assert grade("1706.03762/year", output).correctness == 1.0, output
+
+
+def test_a_date_in_a_bracket_without_a_label_is_a_candidate() -> None:
+    assert grade("1706.03762/year", "It was submitted in 2017 (or 12/03/2018).").correctness == 0.5
+    assert grade("1706.03762/year", "2017 (submitted 12 Jun 2017)").correctness == 1.0

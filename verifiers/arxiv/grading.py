@@ -52,6 +52,7 @@ from verifiers.arxiv.matching import (
     CORRECTION_AFTER_RE,
     ID_RE,
     MAX_GRADED_CHARS,
+    METADATA_IN_BRACKET_RE,
     TITLE_RUN_RE,
     WINDOW,
     YEAR_RE,
@@ -463,26 +464,23 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     return committed_or_hedged(found, want, "year", hint)
 
 
-#: A label inside a bracket that makes a later date in it metadata of the response, not an answer: an error,
-#: status, request, session or trace id, a timestamp, the date a source was retrieved or accessed, "as of",
-#: "last updated" ("(error 503, 12/03/2021)", "[retrieved 03.04.2015]", "(arXiv, accessed 2023-05-01)").
-_BRACKET_LABEL_RE = re.compile(r"\b(?:error|status|http|request|session|trace|ticket|incident|timestamp|retrieved"
-                               r"|accessed|fetched|cached|logged|as\s+of|updated)\b")
 #: A time of day right after a date ("12/03/2021 14:05", "2015-07-01T10:22:00Z").
 _TIME_AFTER_RE = re.compile(r"[\w/.-]*[T\s,]+\d{1,2}:\d{2}")
 
 
 def _bracket_metadata(r: Response, start: int) -> bool:
     """Whether the year at ``start`` sits in an open bracket ("(" or "[", on its line, at most 80 characters back) as
-    metadata: after a label of :data:`_BRACKET_LABEL_RE` in the same bracket, or, in a response that refuses,
-    as a date with a time of day (a log line's timestamp: "I can't reach arXiv (12/03/2021 14:05)").  A date
+    metadata: after a metadata label in the same bracket (:data:`verifiers.arxiv.matching.METADATA_IN_BRACKET_RE`,
+    the labels of the shared metadata rule: "(error 503, 12/03/2021)", "[retrieved 03.04.2015]", "(arXiv, accessed
+    2023-05-01)"), or, in a response that refuses, as a date with a time of day (a log line's timestamp: "I can't
+    reach arXiv (12/03/2021 14:05)").  A date
     given plainly ("It was submitted on 12/06/2017", "2017 (submitted 12 Jun 2017)") stays an answer."""
     text, lo = r.text, max(0, start - 80)
     opening = max(text.rfind("(", lo, start), text.rfind("[", lo, start))
     if opening < 0 or text.find(")", opening, start) >= 0 or text.find("]", opening, start) >= 0 or text.find(
             "\n", opening, start) >= 0:  # a bracket closed before the year, or left open on an earlier line
         return False
-    if _BRACKET_LABEL_RE.search(r.lower, opening, start):
+    if METADATA_IN_BRACKET_RE.search(r.lower, opening, start):
         return True
     return r.may_refuse() and r.refuses() and _TIME_AFTER_RE.match(text, start, start + 40) is not None
 

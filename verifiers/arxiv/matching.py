@@ -193,14 +193,14 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
-#: A label that makes the number right after it metadata, never an answer: an example of a format ("e.g.",
-#: "for example", "such as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a
-#: rule of the ID scheme ("IDs after April 2007 use ..."), a request/reference/ticket/error/
-#: session/trace id or code, a knowledge or training cut-off ("my knowledge ends in", "data up to"), an "as of" /
-#: "last updated" date, a phone number ("call", "dial", "tel"), a downtime ("maintenance until").  Searched in
-#: the window before a candidate number (``$`` is the candidate's start); the label may be followed by a few
-#: linking words and by the start of the same token ("request id 7f3a-2019").
-METADATA_BEFORE_RE = re.compile(
+#: The labels that make a number metadata, never an answer: an example of a format ("e.g.", "for example", "such
+#: as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a rule of the ID scheme
+#: ("IDs after April 2007 use ..."), a request/reference/ticket/error/session/trace id or code, a knowledge or
+#: training cut-off ("my knowledge ends in", "data up to"), an "as of" / "last updated" date, the date a source was
+#: retrieved or accessed ("retrieved", "accessed", "fetched", "cached", "logged"), a phone number ("call", "dial",
+#: "tel"), a downtime ("maintenance until").  One list for two scopes: right before the number
+#: (:data:`METADATA_BEFORE_RE`) and anywhere before it inside an open bracket (:data:`METADATA_IN_BRACKET_RE`).
+_METADATA_LABEL = (
     r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
     r"|(?:format|pattern)\s+(?:like|of)|timestamp|(?:ids|identifiers|numbers|an?\s+(?:arxiv\s+)?(?:id|identifier))"
     r"\s+(?:\w+\s+)?looks?\s+like|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
@@ -213,11 +213,21 @@ METADATA_BEFORE_RE = re.compile(
     r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
     r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
     r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
-    r"|last\s+update[sd]?|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext))"
+    r"|last\s+update[sd]?|retrieved|accessed|fetched|cached|logged"
+    r"|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext))"
+)
+#: A label of ``_METADATA_LABEL`` right before a number: searched in the window before a candidate number (``$`` is
+#: the candidate's start); the label may be followed by a few linking words and by the start of the same token
+#: ("request id 7f3a-2019").
+METADATA_BEFORE_RE = re.compile(
+    _METADATA_LABEL +
     r"(?:\s*(?:(?:is|was|of|in|at|on|around|date|id|number|no|code|case|after|up|to|until|through|ends?|ending|my|goes"
     r"|extends|runs|only|stops|" + _MONTHS + r"|early|late|mid)\b\.?|[:#=(]))*\s*[:#=(]?\s*[\w:/.-]*$",
     re.IGNORECASE,
 )
+#: A metadata label anywhere inside an open bracket before a date makes that date metadata ("(error 503,
+#: 12/03/2021)", "[retrieved 03.04.2015]"): the labels of ``_METADATA_LABEL``, as whole words.
+METADATA_IN_BRACKET_RE = re.compile(_METADATA_LABEL + r"(?![^\W_])", re.IGNORECASE)
 _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
                                    "as\nof", "my\n", "session", "trace", "incident", "case", "my ", "call", "dial",
                                    "phone", "tel",
@@ -229,7 +239,9 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "identifier", "id after", "id since", "id before", "id from", "id until",
                                    "id prior", "id starting", "id through", "timestamp", "like", "number after",
                                    "number since", "number before", "number from", "numbers after", "numbers since",
-                                   "numbers before", "numbers from")
+                                   "numbers before", "numbers from",
+                                   # a source's date
+                                   "retriev", "access", "fetch", "cach", "logged")
 #: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
 #: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
 _ID_RULE_AFTER_RE = re.compile(
