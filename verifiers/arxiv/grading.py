@@ -34,9 +34,12 @@ retracted and do not count):
   co-authors too is fine, offering another name as an alternative ("Kingma or Ba") is hedged, giving them a role
   other than first ("Kingma is the second author") retracts them, and a list of authors in any citation style
   ("Shazeer N, Vaswani A", "N. Shazeer, A. Vaswani") names its first author first.  The same surname with
-  another given name or initial is another person ("Pavel Mikolov", "Mikolov, Pavel", "X. He":
-  :func:`_another_person`; initials compared, after APA 7's "Surname, Initials."), and a name split over two
-  lines is one name (:func:`_join_split_name`).  An explicit ordering (a numbered author list, a table's
+  another given name or initial is another person ("Pavel Mikolov", "Mikolov, Pavel", "X. He", "Jerry Wei" for
+  Jason Wei: :func:`_another_person`; initials compared after APA 7's "Surname, Initials.", whole given names
+  by :func:`same_given_name`), and a name split over two lines or inside emphasis is one name
+  (:func:`_join_split_name`, :func:`_name_start`).  A surname that is also an English word ("He") counts alone
+  in an answer position only (:func:`_bare_surname_spans`), and a cue calling names candidates reaches its own
+  sentence (:func:`_names_under_listing_cue`).  An explicit ordering (a numbered author list, a table's
   position column, "second_author") gives every name its place (:func:`_explicit_position`): the first is
   the first author, the others are co-authors, not rivals.
 """
@@ -986,8 +989,8 @@ def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool
     be the first author's (``first_author`` as arXiv lists it).  When the word right before the surname is an
     initial, some word of ``given`` starts with one of the author's initials (so "I. J. Goodfellow",
     "J. Goodfellow" and "Geoffrey E. Hinton", where arXiv lists no middle initial, fit; "X. Vaswani" names
-    another person, as "X. He" does).  A whole given name is compared by its initial (:func:`_given_word_fits`):
-    "Pavel Mikolov", "Noam Brown", "Xiaodong He" name other people.  One rule for every author."""
+    another person, as "X. He" does).  A whole given name is compared as a name (:func:`_given_word_fits`):
+    "Pavel Mikolov", "Noam Brown", "Xiaodong He", "Jerry Wei" name other people.  One rule for every author."""
     words = given.split()
     if not words:
         return True
