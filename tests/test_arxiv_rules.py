@@ -192,6 +192,8 @@ def test_a_title_with_any_colon_subtitle_is_another_title(paper: object, subtitl
     ("Attention Is All You Need: PyTorch Edition", 0.5),
     # one word that is never a title's after the colon, or what follows on the next line: no subtitle
     ("Attention Is All You Need: NeurIPS 2017", 1.0), ("Attention Is All You Need:\nVaswani et al., 2017", 1.0),
+    # names with "et al." after the colon attribute the title, as after a dash
+    ("Attention Is All You Need: Vaswani et al.", 1.0), ("Attention Is All You Need: Ashish Vaswani et al., 2017", 1.0),
 ])
 def test_colon_subtitle_examples(output: str, composite: float) -> None:
     assert grade("1706.03762/title", output).composite == composite, output

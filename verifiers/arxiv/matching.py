@@ -798,11 +798,16 @@ _COLON_SUBTITLE_RE = re.compile(rf"[ \t]*:[ \t]*((?:(?:A|An|The|On)[ \t]+)?{CAP_
                                 rf"(?:[ \t]+(?:{MINOR_WORD}[ \t]+)*{CAP_WORD}){{0,6}})")
 
 
+#: After a run of capitalised words: "et al.", so the run names authors ("Vaswani et al."), not a subtitle.
+_ET_AL_AFTER_RE = re.compile(r"[ \t]+et\.?[ \t]+al\b")
+
+
 def _colon_subtitle(text: str, end: int) -> bool:
     """Whether a subtitle follows the title ending at ``end`` after a colon ("Attention Is All You Need:
     Transformers for Everyone", "...: PyTorch Edition"): two or more title words, one of them a content word,
     whatever the words (a word that is never a name, "Transformers", still makes a subtitle).  One word alone
-    after the colon is read by the rule of :func:`is_extended` (": NeurIPS 2017", ": Paper" extend nothing)."""
+    after the colon is read by the rule of :func:`is_extended` (": NeurIPS 2017", ": Paper" extend nothing), and
+    names followed by "et al." attribute the title (": Vaswani et al."), as after a dash."""
     found = _COLON_SUBTITLE_RE.match(text, end, end + 120)
     if found is None:
         return False
@@ -819,8 +824,12 @@ def is_extended(text: str, start: int, end: int) -> bool:
         return True
     if text.startswith((" -", " –", " —", "-", "–", "—"), end, end + 3) and _dash_subtitle(text, end):
         return True
-    if text.startswith((":", " :"), end) and _colon_subtitle(text, end):
-        return True
+    if text.startswith((":", " :"), end):
+        found = _COLON_SUBTITLE_RE.match(text, end, end + 120)
+        if found is not None and _ET_AL_AFTER_RE.match(text, found.end()) is not None:
+            return _extended_before(text, start)  # "A: Vaswani et al.": an attribution, as after a dash
+        if _colon_subtitle(text, end):
+            return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
         if after is None:
