@@ -26,6 +26,9 @@ def grade(task_id: str, output: str) -> Grade:
 BACKGROUND = (
     "Training relies on stochastic gradient methods and careful choices of hyperparameters.",
     "Hugging Face offers several options for loading the pretrained weights.",
+    "One of the options for fine-tuning is the Hugging Face library.",
+    "Several alternatives exist, such as Long Short-Term Memory networks.",
+    "Some design choices made by Google Brain researchers mattered.",
     "Researchers in Computer Vision and Natural Language Processing (NLP) weigh the alternatives it opened.",
     "Many possibilities were explored in follow-up work on Reinforcement Learning.",
     "Most Transformer variants keep the same recipe, with a few design choices changed.",
@@ -62,7 +65,8 @@ def test_background_prose_names_no_candidate(task: tuple[str, str, str], form: s
 @given(task=st.sampled_from(AUTHORS), form=st.sampled_from(ANSWER_FORMS),
        paragraphs=st.lists(st.lists(st.sampled_from(BACKGROUND), min_size=1, max_size=4), min_size=1, max_size=6),
        alternative=st.sampled_from(["Another possibility, though, is {W}.", "My second guess would be {W}.",
-                                    "I am torn between {N} and {W}.", "{N} and {W} are both candidates."]))
+                                    "I am torn between {N} and {W}.", "{N} and {W} are both candidates.",
+                                    "{W} is another option.", "Alternatively, it might be {W}."]))
 @settings(max_examples=80, deadline=None)
 def test_a_candidate_in_its_cue_sentence_still_hedges(task: tuple[str, str, str], form: str,
                                                       paragraphs: list[list[str]], alternative: str) -> None:

@@ -1226,25 +1226,37 @@ _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "po
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 
 
-#: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates").
-_CUE_COPULA_RE = re.compile(r"\b(?:are|were)\b|['’]re\b")
+#: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates", "B is
+#: another option"; not "there are", "which is").
+_CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
+#: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter,
+#: linking and hedging words ("Top candidates: A", "Option 2 - A", "Another possibility, though, is A", "My second
+#: guess would be A", "torn between A and B").
+_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|:=,;–—-]|#?[0-9]{1,2}\b|\b[a-h]\b"
+                          r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
+                          r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
+                          r"|i|i['’]d|think|say|my)\b)*")
 
 
 def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
     """Whether the response calls its names candidates (``_NAME_LISTING_CUE_RE``: "Top candidates: A, B", "Best
     guess: A. Second guess: B", "A (70%), B (30%)") and names someone else besides the first author where that
-    cue reaches: from the cue to its sentence's end (:func:`verifiers.arxiv.matching.sentence_span`; a heading's
-    items and a table's rows go on to the next full stop or blank line), from the sentence's start when a copula
-    comes before the cue ("A and B are both candidates") or the cue is a pair of confidences.  Then a list of
-    names is a list of alternatives, not of authors.  A cue elsewhere ("careful choices of hyperparameters" in
-    background prose, "Hugging Face offers several options") calls no name a candidate."""
+    cue reaches: from the name right after the cue (only linking words between, ``_CUE_LINK_RE``: "Top
+    candidates: A, B", "Another possibility, though, is B") to its sentence's end
+    (:func:`verifiers.arxiv.matching.sentence_span`; a heading's items and a table's rows go on to the next full
+    stop or blank line), or the whole sentence when a copula comes before the cue ("A and B are both candidates",
+    "B is another option") or the cue is a pair of confidences.  Then a list of names is a list of alternatives,
+    not of authors.  A cue that offers no name ("careful choices of hyperparameters", "Hugging Face offers several
+    options", "one of the options is the Hugging Face library") calls no name a candidate."""
     if not _has_name_listing_key(r.lower):
         return False
     text, lower, scopes = r.text, r.lower, []
     for cue in _NAME_LISTING_CUE_RE.finditer(lower):
         start, end = sentence_span(text, cue.start(), cue.end())
         if cue.group()[-1] != "%" and _CUE_COPULA_RE.search(lower, start, cue.start()) is None:
-            start = cue.start()  # "Hugging Face offers several options": a cue names what follows it
+            start = _CUE_LINK_RE.match(lower, cue.end(), end).end()
+            if not text[start:start + 1].isupper():
+                continue  # "Hugging Face offers several options", "the options are many": the cue offers no name
         if scopes and start <= scopes[-1][1]:
             scopes[-1] = (scopes[-1][0], max(end, scopes[-1][1]))
         else:
