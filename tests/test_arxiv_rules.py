@@ -97,10 +97,11 @@ def test_cue_scope_examples(task_id: str, output: str, correctness: float) -> No
 HE_ANSWERS = ("He", "The first author is He.", "First author: He", "Answer: **He**", "It was written by He.",
               "I think it was He.", "He and colleagues (2015) introduced residual learning.", "He (2015)",
               "He, Zhang, Ren and Sun", "It was written by He, Zhang, Ren, and Sun.", "- He\n- (the others follow)",
-              "The first author is He, with Zhang second.")
+              "The first author is He, with Zhang second.", "First author — He", "**He**, 2015",
+              "I believe the first author is He (Microsoft Research).")
 #: A pronoun opening a clause, or the word inside prose: no name.
 HE_PRONOUNS = ("He did not say.", "He, however, never said.", "Note: He was at a large lab then.",
-               "I cannot recall. He was at a large lab then.")
+               "I cannot recall. He was at a large lab then.", "He (in an interview) never said.")
 
 
 @pytest.mark.parametrize("output", HE_ANSWERS)

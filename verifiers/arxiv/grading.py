@@ -1270,19 +1270,22 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
 
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
-#: skipped): a label's colon ("First author: He"), a copula, "by" or a hedge word ("The first author is He",
-#: "written by He", "maybe He") ...
+#: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by" or a hedge word
+#: ("The first author is He", "written by He", "maybe He") ...
 _ANSWER_SLOT_BEFORE_RE = re.compile(
-    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly)|:)[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly)|:|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or the start of a line (a list marker skipped) ...
 _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])?[ \t*_\"'“‘]*\Z")
-#: ... and after it, the name ends (a stop, the line's end) or another name follows as an alternative or in a list
-#: ("He or Zhang", "He and Zhang"); after a label, copula or "by" a comma may end it too ("is He, with Zhang").
-_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
-_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*,")
-#: A citation that may stand anywhere: "He and colleagues", "He (2015)", a list of authors "He, Zhang, Ren".
-_CITATION_AFTER_RE = re.compile(r"[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b|[ \t]*\((?:19|20)[0-9]{2}\)"
-                                r"|,[ \t]*(?-i:[A-Z])[^\W\d_]+[ \t]*(?:,|&|\band\b)")
+#: ... and after it, the name ends (a stop, a closing bracket or tag, the line's end) or another name follows as an
+#: alternative or in a list ("He or Zhang", "He and Zhang"); after a label, copula or "by" a comma or a bracket may
+#: end it too ("is He, with Zhang", "is He (Microsoft Research)").
+_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
+_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\()")
+#: A citation that may stand anywhere: "He and colleagues", "He (2015)", "He, 2015", a list of authors "He, Zhang,
+#: Ren".
+_CITATION_AFTER_RE = re.compile(r"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b"
+                                r"|[ \t]*\((?:19|20)[0-9]{2}\)|,[ \t]*(?:19|20)[0-9]{2}\b"
+                                r"|,[ \t]*(?-i:[A-Z])[^\W\d_]+[ \t]*(?:,|&|\band\b))")
 
 
 def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
