@@ -241,7 +241,7 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "number since", "number before", "number from", "numbers after", "numbers since",
                                    "numbers before", "numbers from",
                                    # a source's date
-                                   "retriev", "access", "fetch", "cach", "logged")
+                                   "retrieved", "accessed", "fetched", "cached", "logged")
 #: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
 #: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
 _ID_RULE_AFTER_RE = re.compile(
