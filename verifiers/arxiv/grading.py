@@ -47,6 +47,7 @@ retracted and do not count):
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -1034,6 +1035,8 @@ def _given_word_fits(words: list[str], first_author: str, upper: bool = False) -
 
 def _plain(name: str) -> str:
     """``name`` case-folded, its accents dropped ("Tomáš" -> "tomas")."""
+    if name.isascii():
+        return name.lower()
     return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).casefold()
 
 
@@ -1047,6 +1050,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return a[i + (len(a) == len(b)):] == b[i + 1:]
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of two short strings, asked again for every occurrence
 def same_given_name(word: str, given: str) -> bool:
     """Whether the whole given name ``word`` names the same person as the author's given name ``given`` (as
     ``PAPERS`` lists it): the same name up to case and accents ("Tomáš"), a short form it starts with ("Geoff",
