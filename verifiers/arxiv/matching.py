@@ -442,7 +442,7 @@ class KeyTable:
         groups: the key groups, as given.
     """
 
-    __slots__ = ("groups", "_keys", "_ascii_ac", "_members")
+    __slots__ = ("groups", "_keys", "_ascii_ac", "_members", "_none")
 
     def __init__(self, *groups: Iterable[str]) -> None:
         self.groups = tuple(tuple(dict.fromkeys(g)) for g in groups)
@@ -452,6 +452,9 @@ class KeyTable:
         self._members = tuple(frozenset(i for i, k in enumerate(keys) if k in g) for g in self.groups)
         # non-ASCII keys never occur in ASCII text: two 0xff bytes (never in ASCII) in their place keep the numbering
         self._ascii_ac = ascii_automaton([k.encode() if k.isascii() else b"\xff\xff" for k in keys])
+        #: the hits of a text without any key (a third of the responses): one shared, never-changing tuple instead
+        #: of a new object per group (their views are empty lists whatever the text)
+        self._none = tuple([KeyHits([], members, keys) for members in self._members])
 
     def scan(self, lower: str) -> tuple[KeyHits, ...]:
         """The :class:`KeyHits` of each group in ``lower`` (a lower-cased text), in the groups' order."""
@@ -465,6 +468,8 @@ class KeyTable:
                 while i >= 0:
                     found.append((k, i, i + len(key)))
                     i = lower.find(key, i + 1)
+        if not found:
+            return self._none
         return tuple([KeyHits(found, members, keys) for members in self._members])
 
 
