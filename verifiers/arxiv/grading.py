@@ -162,7 +162,7 @@ def no_answer(expected: str, shape: str, r: Response, hint: str = "") -> Verdict
         return 0.0, 0.0, (f"expected {expected}; the output was too long to grade: only its first "
                           f"{MAX_GRADED_CHARS:,} characters are searched, and they hold nothing of the expected "
                           f"shape ({shape}){hint}")
-    why = ("; the response refuses or says it does not know" if r.refused() else
+    why = ("; the response refuses or says it does not know" if r.refuses() else
            "; the response repeats the question or rubric" if r.echoed else "")
     return 0.0, 0.0, (f"expected {expected}; no answer of the expected shape ({shape}) was found{why}{hint}; "
                       f"response: {quote(r.raw)}")

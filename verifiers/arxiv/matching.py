@@ -394,8 +394,8 @@ class KeyHits:
         """The distinct starts of the occurrences that open a word of ``lower`` (the text scanned: no letter,
         digit or underscore before), ascending; read once."""
         found = self._word_starts
-        if found is None:
-            found = self._word_starts = sorted({s for s, _ in self.spans if s == 0 or not (
+        if found is None:  # from the occurrences themselves: no sorted list of spans built for it
+            found = self._word_starts = sorted({s for _, s, _ in self._mine() if s == 0 or not (
                 lower[s - 1].isalnum() or lower[s - 1] == "_")})
         return found
 
@@ -412,7 +412,10 @@ class KeyHits:
             else:
                 starts.append(s)
         out: list[tuple[int, int]] = []
-        for key in keys:
+        order = _key_order(keys) if keys.__class__ is tuple else None
+        # the keys that occur (a few), in the order of ``keys``, instead of a look-up per key of ``keys`` (dozens)
+        visit = keys if order is None else sorted([k for k in by_key if k in order], key=order.__getitem__)
+        for key in visit:
             starts = by_key.get(key)
             if starts:
                 after, size = -1, len(key)
@@ -421,6 +424,20 @@ class KeyHits:
                         out.append((s, s + size))
                         after = s + size
         return out
+
+
+#: Per tuple of keys (a module's constant), each key's place in it; ``None`` when a key is repeated.
+_KEY_ORDERS: dict[tuple[str, ...], dict[str, int] | None] = {}
+
+
+def _key_order(keys: tuple[str, ...]) -> dict[str, int] | None:
+    """Each key's place in ``keys``, remembered per tuple; ``None`` when a key comes twice (then every key is
+    visited in turn, as written)."""
+    order = _KEY_ORDERS.get(keys, False)
+    if order is False:
+        order = {key: i for i, key in enumerate(keys)}
+        order = _KEY_ORDERS[keys] = order if len(order) == len(keys) else None
+    return order
 
 
 def ascii_automaton(keys: Iterable[bytes]) -> ahocorasick_rs.BytesAhoCorasick:
@@ -470,7 +487,10 @@ class KeyTable:
                     i = lower.find(key, i + 1)
         if not found:
             return self._none
-        return tuple([KeyHits(found, members, keys) for members in self._members])
+        # a group none of whose keys occurs shares its empty hits too (most responses hit a group or two)
+        hit = {k for k, _, _ in found}
+        return tuple([none if members.isdisjoint(hit) else KeyHits(found, members, keys)
+                      for members, none in zip(self._members, self._none, strict=True)])
 
 
 _has_negation_key = contains_any(_NEGATION_KEYS)
@@ -1480,7 +1500,8 @@ class Response:
             may_refuse = self.may_refuse()
         if may_refuse and self.in_refusal(start, end):
             return False
-        if may_refuse and not numeric and self.refuses() and not offered_as_answer(self.text, start, end):
+        # the candidate's cue first: the response's refusal (a search of all of it, read once) only when it has none
+        if may_refuse and not numeric and not offered_as_answer(self.text, start, end) and self.refuses():
             return False  # "I can't look that up. It proposed Multi-Head Attention": background, not an answer
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
@@ -2071,6 +2092,11 @@ _OPTION_WORDS: tuple[str, ...] = ("option", "candidate", "choice", "alternative"
 _DIGIT_DOT_RE = re.compile(r"\. (?<=(?<!\S)[1-9]\. )")
 
 
+#: The characters that may stand right before the ")" of an enumerator ("(3)", "b)", "(iv)"), in either case (and
+#: the two dotted and dotless i's that ``re.IGNORECASE`` matches with "i").
+_ENUMERATOR_LAST = frozenset("123456789abcdefghivABCDEFGHIV\u0130\u0131")
+
+
 def _inline_marks(text: str) -> list[re.Match[str]]:
     """The matches of ``_INLINE_ENUMERATOR_RE`` in ``text`` that start the text or follow whitespace, in order,
     tried only where one can be: ending at a ")" (at most five characters before it), at a digit before ". ",
@@ -2081,6 +2107,9 @@ def _inline_marks(text: str) -> list[re.Match[str]]:
     match = _INLINE_ENUMERATOR_RE.match
     i = text.find(")")
     while i >= 0:
+        if not i or text[i - 1] not in _ENUMERATOR_LAST:  # "(for example ...)": no enumerator ends there
+            i = text.find(")", i + 1)
+            continue
         for j in range(i - 5 if i > 5 else 0, i):
             if j and not text[j - 1].isspace():
                 continue
