@@ -349,6 +349,10 @@ def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
     return eval(f"lambda s: {code}")  # noqa: S307 - the keys are this package's constants, repr-quoted
 
 
+#: The ASCII characters of a word: what ``c.isalnum() or c == "_"`` accepts among them.
+_ASCII_WORD_CHARS = frozenset(c for c in map(chr, range(128)) if c.isalnum() or c == "_")
+
+
 class KeyHits:
     """Where the keys of one group of a :class:`KeyTable` occur in a text (every occurrence, overlapping ones
     too; character offsets).  True when a key of the group occurs; each view is built on first use."""
@@ -395,8 +399,12 @@ class KeyHits:
         digit or underscore before), ascending; read once."""
         found = self._word_starts
         if found is None:  # from the occurrences themselves: no sorted list of spans built for it
-            found = self._word_starts = sorted({s for _, s, _ in self._mine() if s == 0 or not (
-                lower[s - 1].isalnum() or lower[s - 1] == "_")})
+            if lower.isascii():  # one set look-up per occurrence instead of two string methods
+                found = sorted({s for _, s, _ in self._mine() if s == 0 or lower[s - 1] not in _ASCII_WORD_CHARS})
+            else:
+                found = sorted({s for _, s, _ in self._mine() if s == 0 or not (
+                    lower[s - 1].isalnum() or lower[s - 1] == "_")})
+            self._word_starts = found
         return found
 
     def occurrences(self, keys: Iterable[str]) -> list[tuple[int, int]]:
