@@ -2054,13 +2054,37 @@ def _may_hold_placeholder_name(lower: str) -> bool:
     return _follows(lower, "other", ("n. ", "n.")) or _follows(lower, "author", ("some ", "unknown "))
 
 
+#: The lower-case keys of a masked value (:data:`_MASK_RE`), after the name keys in one automaton.
+_MASK_KEYS: tuple[str, ...] = ("xx", "nnnn", "yymm", "yyyy")
+_PLACEHOLDER_AC = ascii_automaton(k.encode() for k in _PLACEHOLDER_NAME_KEYS + _MASK_KEYS)
+
+
+def _placeholder_keys(lower: str) -> tuple[bool, bool]:
+    """``(_may_hold_placeholder_name(lower), a mask key occurs)`` for an ASCII ``lower``, in one automaton pass
+    (instead of that pass and a scan per mask key)."""
+    n, names, masks, first_mask = len(lower), False, False, len(_PLACEHOLDER_NAME_KEYS)
+    for k, _, end in _PLACEHOLDER_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
+        if k >= first_mask:
+            masks = True
+        elif k > 1 or end == n or not lower[end].isalpha():
+            names = True
+        if names and masks:
+            break
+    return names, masks
+
+
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
     "<author>", "{first_author}", "[Insert title here]"), a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
     "???") or a name-shaped placeholder (``_PLACEHOLDER_NAME_RE``: "John Doe", "Firstname Lastname",
     "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names."""
     spans: list[tuple[int, int]] = []
-    if _may_hold_placeholder_name(lower):
+    if lower.isascii():
+        names, masks = _placeholder_keys(lower)
+    else:
+        names = _may_hold_placeholder_name(lower)
+        masks = "xx" in lower or "nnnn" in lower or "yy" in lower and ("yymm" in lower or "yyyy" in lower)
+    if names:
         spans += [m.span() for m in _PLACEHOLDER_NAME_RE.finditer(text)]
     # each test below leads with one character (one memchr); the multi-character keys only after it
     if "[" in text or "<" in text or "{" in text:
@@ -2071,8 +2095,7 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
                 spans.append(m.span())
     if "~" in text and "~~" in text:  # struck-through text is deleted: "~~A~~ B" offers B
         spans += [m.span() for m in _STRUCK_RE.finditer(text)]
-    if "?" in text and "??" in text or "#" in text and "##" in text or "xx" in lower or "nnnn" in lower or (
-            "yy" in lower and ("yymm" in lower or "yyyy" in lower)):
+    if masks or "?" in text and "??" in text or "#" in text and "##" in text:
         spans += [m.span() for m in _MASK_RE.finditer(text)]
     return spans
 
@@ -2095,6 +2118,7 @@ _INLINE_SEPARATORS: tuple[str, ...] = (" | ", " • ", " · ")
 
 
 _OPTION_WORDS: tuple[str, ...] = ("option", "candidate", "choice", "alternative", "possibility")
+_OPTION_AC = ascii_automaton(word.encode() for word in _OPTION_WORDS)
 #: The ". " of a digit 1-9 at a word's start ("2. "): led by the literal ". ", so ``re`` skips to the full stops in C
 #: and checks the digit and the whitespace before it there (a Python loop over every ". " costs more).
 _DIGIT_DOT_RE = re.compile(r"\. (?<=(?<!\S)[1-9]\. )")
@@ -2131,7 +2155,13 @@ def _inline_marks(text: str) -> list[re.Match[str]]:
         if m is not None:
             found.setdefault(dot.start() - 1, m)
     lower = text.lower()
-    if len(lower) == len(text):
+    if lower.isascii() and len(lower) == len(text):  # every option word's every start: one automaton pass
+        for _, i, _ in _OPTION_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
+            if not i or text[i - 1].isspace():
+                m = match(text, i)
+                if m is not None:
+                    found.setdefault(i, m)
+    elif len(lower) == len(text):
         for word in _OPTION_WORDS:
             i = lower.find(word)
             while i >= 0:
