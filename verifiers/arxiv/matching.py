@@ -1817,10 +1817,6 @@ _CONCESSION_FIRST_WORDS: tuple[str, ...] = (
     "erroneous", "popular", "occasional", "general", "widespread", "people", "neither", "it's", "it’s", "its",
     "might", "may",
     "contrary", "despite")
-#: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
-#: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), and the first words of a
-#: concession (group 4).
-_KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS)
 
 
 def concession_spans(r: Response) -> list[tuple[int, int]]:
@@ -1862,8 +1858,13 @@ _REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss",
 #: The account's key: one pattern with the literal prefix "i " (re scans for the prefix in C), not a find per verb.
 _ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
                              r"|originally|initially|first|mistakenly|wrongly)\b")
-_has_rejection_key = contains_any(_REJECTION_KEYS)
 _REJECTION = CaseFree(REJECTION_RE)
+#: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
+#: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), the first words of a
+#: concession (group 4) and the keys of a rejection (group 5: ``_REJECTION_KEYS``, a scan of the text per key
+#: otherwise).
+_KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS,
+                 _REJECTION_KEYS)
 
 
 def rejected_spans(r: Response) -> list[tuple[int, int]]:
@@ -1872,7 +1873,8 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
     its list's items, when the label ends its line), and an account of an earlier answer up to its clause's
     end ("Edit: C (earlier I wrote A by mistake)", "C; I previously said A").  Searched only around the keys."""
     text, lower, spans = r.text, r.lower, []
-    hits = keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40) if _has_rejection_key(lower) else []
+    keys = r.hits(_KEYS)[5]
+    hits = keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40, hits=keys) if keys else []
     if _ACCOUNT_KEY_RE.search(lower) is not None and len(lower) == len(text):
         twin = _REJECTION.twin if r.ascii else REJECTION_RE
         for key in _ACCOUNT_KEY_RE.finditer(lower):  # the account starts at most 30 characters before its key
@@ -1904,7 +1906,7 @@ def committed_part(r: Response) -> Response | None:
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
     retract, concede = r.hits(_KEYS)[2:4]
-    if not retract and not concede and not _has_rejection_key(r.lower) and _ACCOUNT_KEY_RE.search(r.lower) is None:
+    if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None:
         return None
     spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
     if not spans:
