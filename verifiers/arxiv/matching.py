@@ -126,9 +126,12 @@ REFUSAL_RE = re.compile(
 #: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text); the ones common in prose
 #: first, so that the test on a long response stops early.
 #: Spaced keys come with a line-break twin: :func:`prepare` reads every whitespace run as one space or one line
-#: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I don't\tknow" holds "nt ".
-_REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "unable", "idea", "sorry", "afraid",
-                                  "have no", "nt\n", "my\n", "as\na", "have\nno",
+#: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I dont\tknow" holds "ont ".
+#: A negation without its apostrophe ("dont", "cant", "wont", "couldnt", "doesnt", "do nt") is keyed by its last
+#: three characters: "nt " alone would also key every "different " and "recent " of a long answer.
+_REFUSAL_KEYS: tuple[str, ...] = ("not", "ont ", "ant ", "dnt ", "snt ", " nt ", "\nnt ", "n't", "n’t", "my ", "as a",
+                                  "unable", "idea", "sorry", "afraid", "have no", "ont\n", "ant\n", "dnt\n", "snt\n",
+                                  " nt\n", "\nnt\n", "my\n", "as\na", "have\nno",
                                   # other languages (_FOREIGN_REFUSALS)
                                   "no s", "no\ns", "lo s", "lo\ns", "ideia", "sais", "aucune", "weiß", "weiss",
                                   "ahnung", "non", "sei", "weet", "wiem", "vet inte", "vet\ninte", "ikke", "bilmiyorum",
