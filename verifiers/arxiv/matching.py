@@ -129,9 +129,10 @@ REFUSAL_RE = re.compile(
 #: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I dont\tknow" holds "ont ".
 #: A negation without its apostrophe ("dont", "cant", "wont", "couldnt", "doesnt", "do nt") is keyed by its last
 #: three characters: "nt " alone would also key every "different " and "recent " of a long answer.
+#: Likewise "no idea" keys that phrase, where "idea" would key every "the core idea" too.
 _REFUSAL_KEYS: tuple[str, ...] = ("not", "ont ", "ant ", "dnt ", "snt ", " nt ", "\nnt ", "n't", "n’t", "my ", "as a",
-                                  "unable", "idea", "sorry", "afraid", "have no", "ont\n", "ant\n", "dnt\n", "snt\n",
-                                  " nt\n", "\nnt\n", "my\n", "as\na", "have\nno",
+                                  "unable", "no idea", "sorry", "afraid", "have no", "ont\n", "ant\n", "dnt\n",
+                                  "snt\n", " nt\n", "\nnt\n", "my\n", "as\na", "no\nidea", "have\nno",
                                   # other languages (_FOREIGN_REFUSALS)
                                   "no s", "no\ns", "lo s", "lo\ns", "ideia", "sais", "aucune", "weiß", "weiss",
                                   "ahnung", "non", "sei", "weet", "wiem", "vet inte", "vet\ninte", "ikke", "bilmiyorum",
