@@ -168,13 +168,14 @@ def test_placeholder_keys_tell_what_substrings_tell(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.lists(st.sampled_from(["(1)", "(b)", "(iv)", "2)", "c)", "3.", " ", "\n", "Option", "candidate", "A",
-                                      "B:", "x", "(", ")", "CHOICE", "é", "K"]), max_size=10).map("".join))
+@given(text=st.lists(st.sampled_from(["(1) ", "(b) ", "(iv) ", "(ii) ", "(i)", "2) ", "c)", "3. ", " ", "\n", "Option",
+                                      "candidate", "A", "B: ", "x", "(", ")", "CHOICE", "é", "K"]), max_size=10).map(
+    "".join))
 def test_inline_marks_are_the_enumerators_after_whitespace(text: str) -> None:
-    """The enumerators found only where one can end or start are every match of the pattern at the text's start
-    or after whitespace."""
-    expected = [m.span() for m in matching._INLINE_ENUMERATOR_RE.finditer(text)
-                if m.start() == 0 or text[m.start() - 1].isspace()]
+    """The enumerators found only where one can end or start are the pattern's match at every position that starts
+    the text or follows whitespace (overlapping ones too: "Option 2)" and its "2)")."""
+    expected = [m.span() for p in range(len(text)) if (p == 0 or text[p - 1].isspace()) and (
+        m := matching._INLINE_ENUMERATOR_RE.match(text, p)) is not None]
     assert [m.span() for m in matching._inline_marks(text)] == expected
 
 
