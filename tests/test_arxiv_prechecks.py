@@ -141,6 +141,42 @@ def test_key_table_finds_what_find_finds(keys: list[str], text: str, bounds: tup
             expected.append((i, i + len(key)))
             i = text.find(key, i + len(key))
     assert hits.occurrences(dict.fromkeys(keys)) == expected
+    # a tuple of keys (read by each key's place in it), a repeated key visited again, as a loop over the keys does
+    expected = []
+    for key in keys:
+        i = text.find(key)
+        while i >= 0:
+            expected.append((i, i + len(key)))
+            i = text.find(key, i + len(key))
+    assert hits.occurrences(tuple(keys)) == expected
+    assert hits.word_starts(text) == sorted({s for s, _ in hits.spans if s == 0 or not (
+        text[s - 1].isalnum() or text[s - 1] == "_")})
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text("xXnNyYmM doe.name", max_size=30) | st.lists(st.sampled_from(
+    ["xx", "nnnn", "yymm", "yyyy", "yy", "john doe", "doex", "firstname", "lastname", "anon", " ", "é"]), max_size=6)
+    .map("".join))
+def test_placeholder_keys_tell_what_substrings_tell(text: str) -> None:
+    """One automaton pass tells whether a placeholder name may occur and whether a mask key occurs, as the substring
+    tests it replaces do."""
+    lower = text.lower()
+    if not lower.isascii():
+        return
+    assert matching._placeholder_keys(lower) == (matching._may_hold_placeholder_name(lower), "xx" in lower or (
+        "nnnn" in lower or "yy" in lower and ("yymm" in lower or "yyyy" in lower)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(["(1) ", "(b) ", "(iv) ", "(ii) ", "(i)", "2) ", "c)", "3. ", " ", "\n", "Option",
+                                      "candidate", "A", "B: ", "x", "(", ")", "CHOICE", "é", "K"]), max_size=10).map(
+    "".join))
+def test_inline_marks_are_the_enumerators_after_whitespace(text: str) -> None:
+    """The enumerators found only where one can end or start are the pattern's match at every position that starts
+    the text or follows whitespace (overlapping ones too: "Option 2)" and its "2)")."""
+    expected = [m.span() for p in range(len(text)) if (p == 0 or text[p - 1].isspace()) and (
+        m := matching._INLINE_ENUMERATOR_RE.match(text, p)) is not None]
+    assert [m.span() for m in matching._inline_marks(text)] == expected
 
 
 def test_key_table_examples() -> None:

@@ -169,7 +169,7 @@ def no_answer(expected: str, shape: str, r: Response, hint: str = "") -> Verdict
         return 0.0, 0.0, (f"expected {expected}; the output was too long to grade: only its first "
                           f"{MAX_GRADED_CHARS:,} characters are searched, and they hold nothing of the expected "
                           f"shape ({shape}){hint}")
-    why = ("; the response refuses or says it does not know" if r.refused() else
+    why = ("; the response refuses or says it does not know" if r.refuses() else
            "; the response repeats the question or rubric" if r.echoed else "")
     return 0.0, 0.0, (f"expected {expected}; no answer of the expected shape ({shape}) was found{why}{hint}; "
                       f"response: {quote(r.raw)}")
@@ -790,8 +790,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if dropped:  # the title's own retracted or superseded occurrences earn no partial credit either
         text = blank(text, dropped)
         lower = text.lower()
-    own_words = frozenset(content_words(title))
-    own_forms = frozenset(_word_form(w) for w in own_words)  # once per grade, not once per span
+    own_words, own_forms = _title_forms(title)
     scored = sorted((_partial_share(m, own_words, own_forms, text, lower, s, e) + (e,) for s, e in spans),
                     key=lambda row: -row[0])
     # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
@@ -887,6 +886,21 @@ def _word_form(word: str) -> str:
     "Representations", "optimisation" and "optimization" are one word when counting words the title lacks)."""
     word = word.replace("isation", "ization")
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+#: Per title, its content words and their forms (:func:`_title_forms`): a pure function of the title, which a
+#: grade would otherwise recompute (a tenth of a wrong short title's grade).  Bounded by the known papers' titles.
+_TITLE_FORMS: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _title_forms(title: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(words, forms)`` of ``title``: its content words (:func:`verifiers.arxiv.matching.content_words`) and
+    those words' forms (:func:`_word_form`), remembered per title."""
+    found = _TITLE_FORMS.get(title)
+    if found is None:
+        words = frozenset(content_words(title))
+        found = _TITLE_FORMS[title] = (words, frozenset(_word_form(w) for w in words))
+    return found
 
 
 def _partial_share(m: PaperMatcher, own_words: frozenset[str], own_forms: frozenset[str], text: str, lower: str,

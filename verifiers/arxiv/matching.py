@@ -126,9 +126,13 @@ REFUSAL_RE = re.compile(
 #: Cheap necessary condition for REFUSAL_RE (substrings of the lower-cased text); the ones common in prose
 #: first, so that the test on a long response stops early.
 #: Spaced keys come with a line-break twin: :func:`prepare` reads every whitespace run as one space or one line
-#: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I don't\tknow" holds "nt ".
-_REFUSAL_KEYS: tuple[str, ...] = ("not", "nt ", "n't", "n’t", "my ", "as a", "unable", "idea", "sorry", "afraid",
-                                  "have no", "nt\n", "my\n", "as\na", "have\nno",
+#: break (:func:`verifiers.arxiv.normalise.squeeze_spaces`), so "I dont\tknow" holds "ont ".
+#: A negation without its apostrophe ("dont", "cant", "wont", "couldnt", "doesnt", "do nt") is keyed by its last
+#: three characters: "nt " alone would also key every "different " and "recent " of a long answer.
+#: Likewise "no idea" keys that phrase, where "idea" would key every "the core idea" too.
+_REFUSAL_KEYS: tuple[str, ...] = ("not", "ont ", "ant ", "dnt ", "snt ", " nt ", "\nnt ", "n't", "n’t", "my ", "as a",
+                                  "unable", "no idea", "sorry", "afraid", "have no", "ont\n", "ant\n", "dnt\n",
+                                  "snt\n", " nt\n", "\nnt\n", "my\n", "as\na", "no\nidea", "have\nno",
                                   # other languages (_FOREIGN_REFUSALS)
                                   "no s", "no\ns", "lo s", "lo\ns", "ideia", "sais", "aucune", "weiß", "weiss",
                                   "ahnung", "non", "sei", "weet", "wiem", "vet inte", "vet\ninte", "ikke", "bilmiyorum",
@@ -361,6 +365,10 @@ def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
     return eval(f"lambda s: {code}")  # noqa: S307 - the keys are this package's constants, repr-quoted
 
 
+#: The ASCII characters of a word: what ``c.isalnum() or c == "_"`` accepts among them.
+_ASCII_WORD_CHARS = frozenset(c for c in map(chr, range(128)) if c.isalnum() or c == "_")
+
+
 class KeyHits:
     """Where the keys of one group of a :class:`KeyTable` occur in a text (every occurrence, overlapping ones
     too; character offsets).  True when a key of the group occurs; each view is built on first use."""
@@ -406,9 +414,13 @@ class KeyHits:
         """The distinct starts of the occurrences that open a word of ``lower`` (the text scanned: no letter,
         digit or underscore before), ascending; read once."""
         found = self._word_starts
-        if found is None:
-            found = self._word_starts = sorted({s for s, _ in self.spans if s == 0 or not (
-                lower[s - 1].isalnum() or lower[s - 1] == "_")})
+        if found is None:  # from the occurrences themselves: no sorted list of spans built for it
+            if lower.isascii():  # one set look-up per occurrence instead of two string methods
+                found = sorted({s for _, s, _ in self._mine() if s == 0 or lower[s - 1] not in _ASCII_WORD_CHARS})
+            else:
+                found = sorted({s for _, s, _ in self._mine() if s == 0 or not (
+                    lower[s - 1].isalnum() or lower[s - 1] == "_")})
+            self._word_starts = found
         return found
 
     def occurrences(self, keys: Iterable[str]) -> list[tuple[int, int]]:
@@ -424,7 +436,10 @@ class KeyHits:
             else:
                 starts.append(s)
         out: list[tuple[int, int]] = []
-        for key in keys:
+        order = _key_order(keys) if keys.__class__ is tuple else None
+        # the keys that occur (a few), in the order of ``keys``, instead of a look-up per key of ``keys`` (dozens)
+        visit = keys if order is None else sorted([k for k in by_key if k in order], key=order.__getitem__)
+        for key in visit:
             starts = by_key.get(key)
             if starts:
                 after, size = -1, len(key)
@@ -433,6 +448,20 @@ class KeyHits:
                         out.append((s, s + size))
                         after = s + size
         return out
+
+
+#: Per tuple of keys (a module's constant), each key's place in it; ``None`` when a key is repeated.
+_KEY_ORDERS: dict[tuple[str, ...], dict[str, int] | None] = {}
+
+
+def _key_order(keys: tuple[str, ...]) -> dict[str, int] | None:
+    """Each key's place in ``keys``, remembered per tuple; ``None`` when a key comes twice (then every key is
+    visited in turn, as written)."""
+    order = _KEY_ORDERS.get(keys, False)
+    if order is False:
+        order = {key: i for i, key in enumerate(keys)}
+        order = _KEY_ORDERS[keys] = order if len(order) == len(keys) else None
+    return order
 
 
 def ascii_automaton(keys: Iterable[bytes]) -> ahocorasick_rs.BytesAhoCorasick:
@@ -454,7 +483,7 @@ class KeyTable:
         groups: the key groups, as given.
     """
 
-    __slots__ = ("groups", "_keys", "_ascii_ac", "_members")
+    __slots__ = ("groups", "_keys", "_ascii_ac", "_members", "_none")
 
     def __init__(self, *groups: Iterable[str]) -> None:
         self.groups = tuple(tuple(dict.fromkeys(g)) for g in groups)
@@ -464,6 +493,9 @@ class KeyTable:
         self._members = tuple(frozenset(i for i, k in enumerate(keys) if k in g) for g in self.groups)
         # non-ASCII keys never occur in ASCII text: two 0xff bytes (never in ASCII) in their place keep the numbering
         self._ascii_ac = ascii_automaton([k.encode() if k.isascii() else b"\xff\xff" for k in keys])
+        #: the hits of a text without any key (a third of the responses): one shared, never-changing tuple instead
+        #: of a new object per group (their views are empty lists whatever the text)
+        self._none = tuple([KeyHits([], members, keys) for members in self._members])
 
     def scan(self, lower: str) -> tuple[KeyHits, ...]:
         """The :class:`KeyHits` of each group in ``lower`` (a lower-cased text), in the groups' order."""
@@ -477,7 +509,12 @@ class KeyTable:
                 while i >= 0:
                     found.append((k, i, i + len(key)))
                     i = lower.find(key, i + 1)
-        return tuple([KeyHits(found, members, keys) for members in self._members])
+        if not found:
+            return self._none
+        # a group none of whose keys occurs shares its empty hits too (most responses hit a group or two)
+        hit = {k for k, _, _ in found}
+        return tuple([none if members.isdisjoint(hit) else KeyHits(found, members, keys)
+                      for members, none in zip(self._members, self._none, strict=True)])
 
 
 _has_negation_key = contains_any(_NEGATION_KEYS)
@@ -1518,7 +1555,8 @@ class Response:
             may_refuse = self.may_refuse()
         if may_refuse and self.in_refusal(start, end):
             return False
-        if may_refuse and not numeric and self.refuses() and not offered_as_answer(self.text, start, end):
+        # the candidate's cue first: the response's refusal (a search of all of it, read once) only when it has none
+        if may_refuse and not numeric and not offered_as_answer(self.text, start, end) and self.refuses():
             return False  # "I can't look that up. It proposed Multi-Head Attention": background, not an answer
         if numeric:
             lo = start - METADATA_WINDOW if start > METADATA_WINDOW else 0
@@ -1845,10 +1883,6 @@ _CONCESSION_FIRST_WORDS: tuple[str, ...] = (
     "erroneous", "popular", "occasional", "general", "widespread", "people", "neither", "it's", "it’s", "its",
     "might", "may",
     "contrary", "despite")
-#: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
-#: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), and the first words of a
-#: concession (group 4).
-_KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS)
 
 
 def concession_spans(r: Response) -> list[tuple[int, int]]:
@@ -1890,8 +1924,13 @@ _REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss",
 #: The account's key: one pattern with the literal prefix "i " (re scans for the prefix in C), not a find per verb.
 _ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
                              r"|originally|initially|first|mistakenly|wrongly)\b")
-_has_rejection_key = contains_any(_REJECTION_KEYS)
 _REJECTION = CaseFree(REJECTION_RE)
+#: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
+#: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), the first words of a
+#: concession (group 4) and the keys of a rejection (group 5: ``_REJECTION_KEYS``, a scan of the text per key
+#: otherwise).
+_KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS,
+                 _REJECTION_KEYS)
 
 
 def rejected_spans(r: Response) -> list[tuple[int, int]]:
@@ -1900,7 +1939,8 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
     its list's items, when the label ends its line), and an account of an earlier answer up to its clause's
     end ("Edit: C (earlier I wrote A by mistake)", "C; I previously said A").  Searched only around the keys."""
     text, lower, spans = r.text, r.lower, []
-    hits = keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40) if _has_rejection_key(lower) else []
+    keys = r.hits(_KEYS)[5]
+    hits = keyed_matches(r, _REJECTION, _REJECTION_KEYS, REJECTION_RE, 40, 40, hits=keys) if keys else []
     if _ACCOUNT_KEY_RE.search(lower) is not None and len(lower) == len(text):
         twin = _REJECTION.twin if r.ascii else REJECTION_RE
         for key in _ACCOUNT_KEY_RE.finditer(lower):  # the account starts at most 30 characters before its key
@@ -1932,7 +1972,7 @@ def committed_part(r: Response) -> Response | None:
     if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
         return None
     retract, concede = r.hits(_KEYS)[2:4]
-    if not retract and not concede and not _has_rejection_key(r.lower) and _ACCOUNT_KEY_RE.search(r.lower) is None:
+    if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None:
         return None
     spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
     if not spans:
@@ -2082,13 +2122,37 @@ def _may_hold_placeholder_name(lower: str) -> bool:
     return _follows(lower, "other", ("n. ", "n.")) or _follows(lower, "author", ("some ", "unknown "))
 
 
+#: The lower-case keys of a masked value (:data:`_MASK_RE`), after the name keys in one automaton.
+_MASK_KEYS: tuple[str, ...] = ("xx", "nnnn", "yymm", "yyyy")
+_PLACEHOLDER_AC = ascii_automaton(k.encode() for k in _PLACEHOLDER_NAME_KEYS + _MASK_KEYS)
+
+
+def _placeholder_keys(lower: str) -> tuple[bool, bool]:
+    """``(_may_hold_placeholder_name(lower), a mask key occurs)`` for an ASCII ``lower``, in one automaton pass
+    (instead of that pass and a scan per mask key)."""
+    n, names, masks, first_mask = len(lower), False, False, len(_PLACEHOLDER_NAME_KEYS)
+    for k, _, end in _PLACEHOLDER_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
+        if k >= first_mask:
+            masks = True
+        elif k > 1 or end == n or not lower[end].isalpha():
+            names = True
+        if names and masks:
+            break
+    return names, masks
+
+
 def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
     """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
     "<author>", "{first_author}", "[Insert title here]"), a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
     "???") or a name-shaped placeholder (``_PLACEHOLDER_NAME_RE``: "John Doe", "Firstname Lastname",
     "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names."""
     spans: list[tuple[int, int]] = []
-    if _may_hold_placeholder_name(lower):
+    if lower.isascii():
+        names, masks = _placeholder_keys(lower)
+    else:
+        names = _may_hold_placeholder_name(lower)
+        masks = "xx" in lower or "nnnn" in lower or "yy" in lower and ("yymm" in lower or "yyyy" in lower)
+    if names:
         spans += [m.span() for m in _PLACEHOLDER_NAME_RE.finditer(text)]
     # each test below leads with one character (one memchr); the multi-character keys only after it
     if "[" in text or "<" in text or "{" in text:
@@ -2099,8 +2163,7 @@ def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
                 spans.append(m.span())
     if "~" in text and "~~" in text:  # struck-through text is deleted: "~~A~~ B" offers B
         spans += [m.span() for m in _STRUCK_RE.finditer(text)]
-    if "?" in text and "??" in text or "#" in text and "##" in text or "xx" in lower or "nnnn" in lower or (
-            "yy" in lower and ("yymm" in lower or "yyyy" in lower)):
+    if masks or "?" in text and "??" in text or "#" in text and "##" in text:
         spans += [m.span() for m in _MASK_RE.finditer(text)]
     return spans
 
@@ -2123,9 +2186,15 @@ _INLINE_SEPARATORS: tuple[str, ...] = (" | ", " • ", " · ")
 
 
 _OPTION_WORDS: tuple[str, ...] = ("option", "candidate", "choice", "alternative", "possibility")
+_OPTION_AC = ascii_automaton(word.encode() for word in _OPTION_WORDS)
 #: The ". " of a digit 1-9 at a word's start ("2. "): led by the literal ". ", so ``re`` skips to the full stops in C
 #: and checks the digit and the whitespace before it there (a Python loop over every ". " costs more).
 _DIGIT_DOT_RE = re.compile(r"\. (?<=(?<!\S)[1-9]\. )")
+
+
+#: The characters that may stand right before the ")" of an enumerator ("(3)", "b)", "(iv)"), in either case (and
+#: the two dotted and dotless i's that ``re.IGNORECASE`` matches with "i").
+_ENUMERATOR_LAST = frozenset("123456789abcdefghivABCDEFGHIV\u0130\u0131")
 
 
 def _inline_marks(text: str) -> list[re.Match[str]]:
@@ -2138,6 +2207,9 @@ def _inline_marks(text: str) -> list[re.Match[str]]:
     match = _INLINE_ENUMERATOR_RE.match
     i = text.find(")")
     while i >= 0:
+        if not i or text[i - 1] not in _ENUMERATOR_LAST:  # "(for example ...)": no enumerator ends there
+            i = text.find(")", i + 1)
+            continue
         for j in range(i - 5 if i > 5 else 0, i):
             if j and not text[j - 1].isspace():
                 continue
@@ -2151,7 +2223,13 @@ def _inline_marks(text: str) -> list[re.Match[str]]:
         if m is not None:
             found.setdefault(dot.start() - 1, m)
     lower = text.lower()
-    if len(lower) == len(text):
+    if lower.isascii() and len(lower) == len(text):  # every option word's every start: one automaton pass
+        for _, i, _ in _OPTION_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
+            if not i or text[i - 1].isspace():
+                m = match(text, i)
+                if m is not None:
+                    found.setdefault(i, m)
+    elif len(lower) == len(text):
         for word in _OPTION_WORDS:
             i = lower.find(word)
             while i >= 0:
