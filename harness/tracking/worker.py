@@ -31,7 +31,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable, reap_later
+from harness.forked import (
+    ParentWatch,
+    WorkerError,
+    can_fork,
+    freeze_inherited_objects,
+    ignore_run_signals,
+    portable,
+    reap_later,
+)
 from harness.tracking.writer import LINGER_S, StoreWriter
 
 T = TypeVar("T")
@@ -78,6 +86,7 @@ def _raise(exc: BaseException) -> None:
 
 def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | None) -> None:
     """(Child) receive writes until told to close or the parent is gone; see the module docstring."""
+    freeze_inherited_objects()
     ignore_run_signals()
     parent_end.close()  # only the parent keeps its end: the pipe closes when the parent does
     parent = ParentWatch()
