@@ -488,3 +488,37 @@ def test_the_writer_process_collector_walks_only_its_own_objects(mlflow_store: s
     finally:
         writer.close()
     del inherited
+
+
+def _niceness(client: Any) -> int:
+    import os
+
+    return os.nice(0)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "nice"), reason="needs os.nice")
+def test_the_writer_process_runs_at_a_lower_priority_than_the_run(mlflow_store: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: the writer takes the CPU the run and its plots leave idle, not turns with them."""
+    import os
+
+    from harness.tracking.worker import WRITER_NICE, WRITER_NICE_ENV, ProcessWriter
+
+    ours = os.nice(0)
+    if ours == 19:
+        pytest.skip("the tests already run at the lowest priority")
+    monkeypatch.delenv(WRITER_NICE_ENV, raising=False)
+    writer = ProcessWriter(mlflow_store).start()
+    try:
+        assert writer.call_with(_niceness) == min(19, ours + WRITER_NICE) > ours
+    finally:
+        writer.close()
+    monkeypatch.setenv(WRITER_NICE_ENV, "0")
+    writer = ProcessWriter(mlflow_store).start()
+    try:
+        assert writer.call_with(_niceness) == ours
+    finally:
+        writer.close()
+    monkeypatch.setenv(WRITER_NICE_ENV, "high")
+    with pytest.raises(ValueError, match=WRITER_NICE_ENV):
+        ProcessWriter(mlflow_store).start()
