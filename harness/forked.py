@@ -48,7 +48,7 @@ def freeze_inherited_objects() -> None:
 
     Why (issue 18): a forked worker inherits the run's collector counts, and its own allocations (SQLAlchemy's
     ORM in the store writer) then set off a full collection there, which walked the run's whole heap (DSPy,
-    MLflow, pandas): 0.45-0.5 s of the writer's CPU in a zero-latency run, and as many page copies, since marking
+    MLflow, pandas): 0.45-0.56 s of CPU in a zero-latency run, and as many page copies, since marking
     an object writes to a page shared with the run.  ``gc.freeze`` only moves list heads; objects inherited and
     freed by reference counting are still freed.  Source: the ``gc.freeze`` documentation (a forked child must
     ensure "that GC collections in child processes won't touch the gc_refs counter of long-lived objects

@@ -86,8 +86,8 @@ def _lower_priority(increment: int) -> None:
     """(Child) run at a lower scheduling priority than the run (``os.nice(increment)``; nothing where it fails).
 
     Why (issue 18): the writes are not on the run's critical path, but the run's thread and the plot process are,
-    and on two cores the writer's CPU (about 0.8 s in a zero-latency run) took turns with them: the run reached
-    its plots 0.5-1 s later than an untracked one.  At the lowest priority the writer runs on a core the two
+    and on two cores the writer's CPU (0.6-0.9 s in a zero-latency run) took turns with them: the run reached
+    its plots 0.3-1 s later than an untracked one.  At the lowest priority the writer runs on a core the two
     leave idle (while the run waits for its plots, or for the LM), and the run's end waits for what is left.  With
     Linux's autogroups on (the default of desktop and server kernels), a nice value only counts against the
     processes of the same session (sched(7)), so the writer gives way to its own run, not to other programs."""
