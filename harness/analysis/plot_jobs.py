@@ -34,7 +34,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable, reap_later
+from harness.forked import (
+    ParentWatch,
+    WorkerError,
+    can_fork,
+    freeze_inherited_objects,
+    ignore_run_signals,
+    portable,
+    reap_later,
+)
 
 #: the artifact folder a plot is logged under unless said otherwise
 PLOTS_ARTIFACT_PATH = "plots"
@@ -163,6 +171,7 @@ def _warm() -> None:
 def _serve(jobs: Any, results: Any, cache: PlotCache | None = None) -> None:
     """(Worker) draw each ``(render, args, kwargs)`` from ``jobs`` (through ``cache`` when given) and put
     ``(path, error)`` on ``results``, until a None job or the run is gone."""
+    freeze_inherited_objects()
     ignore_run_signals()
     parent = ParentWatch()
     _warm()

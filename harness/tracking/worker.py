@@ -20,6 +20,9 @@ Signals: the child ignores SIGINT and SIGHUP (a terminal sends them to the whole
 (``error.txt``, the outcome tags), closes the writer and marks the run KILLED.  If the parent dies outright, the
 child sees the pipe close (or its parent change), writes what it was sent and exits; the reaper marks the run
 KILLED later, as before.
+
+Priority: the child lowers its own scheduling priority (``os.nice``, :data:`WRITER_NICE_ENV`), so that it takes the
+CPU the run and its plot process leave idle instead of turns with them (:func:`_lower_priority`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from harness.forked import ParentWatch, WorkerError, can_fork, ignore_run_signals, portable, reap_later
+from harness.forked import (
+    ParentWatch,
+    WorkerError,
+    can_fork,
+    freeze_inherited_objects,
+    ignore_run_signals,
+    portable,
+    reap_later,
+)
 from harness.tracking.writer import LINGER_S, StoreWriter
 
 T = TypeVar("T")
@@ -39,6 +50,11 @@ T = TypeVar("T")
 #: environment variable choosing where the store writes run: ``process`` (default where ``fork`` exists) or
 #: ``thread`` (the in-process writer thread; also used where ``fork`` does not exist)
 WRITER_ENV = "HARNESS_STORE_WRITER"
+#: environment variable: how much the writer process lowers its scheduling priority (``os.nice`` increment, 0-19;
+#: default :data:`WRITER_NICE`; 0 keeps the run's)
+WRITER_NICE_ENV = "HARNESS_STORE_WRITER_NICE"
+#: the writer process's default ``os.nice`` increment: the lowest priority (see :func:`_lower_priority`)
+WRITER_NICE = 19
 _WHERE = "the MLflow writer process"
 #: seconds between the child's checks that its parent is still alive while the pipe is quiet
 _PARENT_POLL_S = 1.0
@@ -50,6 +66,36 @@ def use_process_writer() -> bool:
     if choice not in ("process", "thread"):
         raise ValueError(f"{WRITER_ENV}={choice!r}: expected 'process' or 'thread'")
     return choice == "process" and can_fork()
+
+
+def writer_nice() -> int:
+    """The ``os.nice`` increment of the writer process (:data:`WRITER_NICE_ENV`, else :data:`WRITER_NICE`).
+
+    Raises:
+        ValueError: the variable is not a whole number from 0 to 19.
+    """
+    text = os.environ.get(WRITER_NICE_ENV, "").strip()
+    if not text:
+        return WRITER_NICE
+    if not text.isdigit() or int(text) > 19:
+        raise ValueError(f"{WRITER_NICE_ENV}={text!r}: expected a whole number from 0 to 19")
+    return int(text)
+
+
+def _lower_priority(increment: int) -> None:
+    """(Child) run at a lower scheduling priority than the run (``os.nice(increment)``; nothing where it fails).
+
+    Why (issue 18): the writes are not on the run's critical path, but the run's thread and the plot process are,
+    and on two cores the writer's CPU (0.6-0.9 s in a zero-latency run) took turns with them: the run reached
+    its plots 0.3-1 s later than an untracked one.  At the lowest priority the writer runs on a core the two
+    leave idle (while the run waits for its plots, or for the LM), and the run's end waits for what is left.  With
+    Linux's autogroups on (the default of desktop and server kernels), a nice value only counts against the
+    processes of the same session (sched(7)), so the writer gives way to its own run, not to other programs."""
+    if increment > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(increment)
+        except OSError:  # not allowed here: the writes only lose their lower priority
+            pass
 
 
 def _portable(exc: BaseException) -> BaseException:
@@ -76,9 +122,12 @@ def _raise(exc: BaseException) -> None:
     raise exc
 
 
-def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | None) -> None:
-    """(Child) receive writes until told to close or the parent is gone; see the module docstring."""
+def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | None, nice: int = 0) -> None:
+    """(Child) receive writes until told to close or the parent is gone; see the module docstring.  ``nice``:
+    :func:`_lower_priority`'s increment."""
+    freeze_inherited_objects()
     ignore_run_signals()
+    _lower_priority(nice)
     parent_end.close()  # only the parent keeps its end: the pipe closes when the parent does
     parent = ParentWatch()
     _reset_inherited_pools()
@@ -169,7 +218,7 @@ class ProcessWriter:
             if self._process is None:
                 context = multiprocessing.get_context("fork")
                 ours, theirs = context.Pipe(duplex=True)
-                process = context.Process(target=_serve, args=(theirs, ours, *self._uris),
+                process = context.Process(target=_serve, args=(theirs, ours, *self._uris, writer_nice()),
                                           name="harness-mlflow-writer", daemon=True)
                 process.start()
                 theirs.close()
@@ -262,4 +311,5 @@ class ProcessWriter:
             raise error
 
 
-__all__ = ["WRITER_ENV", "ProcessWriter", "WorkerError", "use_process_writer"]
+__all__ = ["WRITER_ENV", "WRITER_NICE", "WRITER_NICE_ENV", "ProcessWriter", "WorkerError", "use_process_writer",
+           "writer_nice"]
