@@ -1233,10 +1233,10 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 
 
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
-#: "alternatives", "possibility", "possibilities", "choices", "guesses", "backup", "second guess", "not sure
-#: between", or confidences ("60%").
+#: "alternatives", "possibility", "possibilities", "choices", "guess(es)" ("Best guess: A"), "backup", "second
+#: guess", "not sure between", or confidences ("60%").
 _NAME_LISTING_CUE_RE = re.compile(
-    r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guesses|backup|second\s+(?:guess"
+    r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guess(?:es)?|backup|second\s+(?:guess"
     r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
@@ -1248,9 +1248,9 @@ _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 #: another option"; not "there are", "which is").
 _CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
 #: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter,
-#: linking and hedging words ("Top candidates: A", "Option 2 - A", "Another possibility, though, is A", "My second
-#: guess would be A", "torn between A and B").
-_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|:=,;–—-]|#?[0-9]{1,2}\b|\b[a-h]\b"
+#: linking and hedging words, but not a name's initial ("Top candidates: A", "Option 2 - A", "Another possibility,
+#: though, is A", "My second guess would be A", "torn between A and B", "torn between G. Hinton and B").
+_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|:=,;–—-]|#?[0-9]{1,2}\b|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
                           r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
                           r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
                           r"|i|i['’]d|think|say|my)\b)*")
