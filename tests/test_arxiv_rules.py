@@ -1,6 +1,7 @@
 """Tests of the arXiv grader's rules closed in stop 9 (issue 17): a candidate cue reaches its own sentence only,
 a full name keeps its given names inside emphasis, an English-word surname counts in an answer position, a full
-given name that is not the author's names another person, a title with any subtitle added is another title."""
+given name that is not the author's names another person, a title with any subtitle added is another title,
+"forget A" rejects A as "not A" does, a guess offers names."""
 
 from __future__ import annotations
 
@@ -220,3 +221,36 @@ def test_a_date_after_a_metadata_label_in_its_bracket_is_no_year(label: str, dat
 def test_a_date_in_a_bracket_without_a_label_is_a_candidate() -> None:
     assert grade("1706.03762/year", "It was submitted in 2017 (or 12/03/2018).").correctness == 0.5
     assert grade("1706.03762/year", "2017 (submitted 12 Jun 2017)").correctness == 1.0
+
+
+# ------------------------------------------------------------- "forget A", and a guess or an initial after a cue
+
+#: A rejection verb before a candidate, as "not A": the answer is the other candidate.
+REJECTIONS = ["Forget", "On second thought, forget", "Forget about", "Ignore", "Disregard", "Scratch that, forget"]
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), verb=st.sampled_from(REJECTIONS),
+       kind=st.sampled_from(["id", "year"]))
+@settings(max_examples=120, deadline=None)
+def test_a_rejected_candidate_is_not_the_answer(paper: object, other: object, verb: str, kind: str) -> None:
+    right, wrong = (paper.arxiv_id, other.arxiv_id) if kind == "id" else (str(paper.year), str(other.year))
+    if right == wrong:
+        return
+    task_id = f"{paper.arxiv_id}/{kind}"
+    assert grade(task_id, f"{verb} {wrong}. It is {right}.").composite == 1.0
+    assert grade(task_id, f"{verb} {right}. It is {wrong}.").composite == 0.5
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    ("1301.3781/author", "On second thought, forget Tomas Mikolov. The first author is Kai Chen.", 0.0),
+    ("1301.3781/author", "Forget Kai Chen: the first author is Tomas Mikolov.", 1.0),
+    ("1301.3781/id", "Don't forget: 1301.3781 is the ID.", 1.0),
+    ("1301.3781/id", "Never forget 1301.3781.", 1.0),
+    ("1503.02531/author", "Best guess: Oriol Vinyals. Second guess: Hinton, G..", 0.5),
+    ("1503.02531/author", "I'm torn between G. Hinton and Oriol Vinyals.", 0.5),
+    ("1503.02531/author", "My best guess: G. Hinton.", 1.0),
+    ("1301.3781/id", "I fetched 1301.3781 from arXiv.", 1.0),  # a retrieval label marks a date in a bracket only
+    ("1301.3781/id", "cached 1301.3781", 1.0),
+])
+def test_rejection_and_guess_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness

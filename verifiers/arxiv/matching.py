@@ -200,9 +200,8 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 #: The labels that make a number metadata, never an answer: an example of a format ("e.g.", "for example", "such
 #: as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a rule of the ID scheme
 #: ("IDs after April 2007 use ..."), a request/reference/ticket/error/session/trace id or code, a knowledge or
-#: training cut-off ("my knowledge ends in", "data up to"), an "as of" / "last updated" date, the date a source was
-#: retrieved or accessed ("retrieved", "accessed", "fetched", "cached", "logged"), a phone number ("call", "dial",
-#: "tel"), a downtime ("maintenance until").  One list for two scopes: right before the number
+#: training cut-off ("my knowledge ends in", "data up to"), an "as of" / "last updated" date, a phone number ("call",
+#: "dial", "tel"), a downtime ("maintenance until").  One list for two scopes: right before the number
 #: (:data:`METADATA_BEFORE_RE`) and anywhere before it inside an open bracket (:data:`METADATA_IN_BRACKET_RE`).
 _METADATA_LABEL = (
     r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
@@ -217,7 +216,7 @@ _METADATA_LABEL = (
     r"|trace(?:\s+id)?|incident|case\s+(?:id|number|no\.?)"
     r"|my\s+(?:knowledge|information|data|training(?:\s+data)?)\s+(?:ends?|ended|stops?|stopped|extends|goes"
     r"|runs|only|is\s+(?:limited|current|up|until)|was\s+last|cut[\s-]?off)"
-    r"|last\s+update[sd]?|retrieved|accessed|fetched|cached|logged"
+    r"|last\s+update[sd]?"
     r"|call|dial|phone|telephone|tel|fax|contact|hotline|extension|ext))"
 )
 #: A label of ``_METADATA_LABEL`` right before a number: searched in the window before a candidate number (``$`` is
@@ -230,8 +229,11 @@ METADATA_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 #: A metadata label anywhere inside an open bracket before a date makes that date metadata ("(error 503,
-#: 12/03/2021)", "[retrieved 03.04.2015]"): the labels of ``_METADATA_LABEL``, as whole words.
-METADATA_IN_BRACKET_RE = re.compile(_METADATA_LABEL + r"(?![^\W_])", re.IGNORECASE)
+#: 12/03/2021)", "[retrieved 03.04.2015]"): the labels of ``_METADATA_LABEL``, as whole words, and in a bracket only,
+#: the date a source was retrieved ("retrieved", "accessed", "fetched", "cached", "logged"; right before a number
+#: outside a bracket these read as the answer: "I fetched 1301.3781 from arXiv").
+METADATA_IN_BRACKET_RE = re.compile(
+    r"(?:" + _METADATA_LABEL + r"|\b(?:retrieved|accessed|fetched|cached|logged))(?![^\W_])", re.IGNORECASE)
 _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", "ref", "ticket", "error", "try",
                                    "as\nof", "my\n", "session", "trace", "incident", "case", "my ", "call", "dial",
                                    "phone", "tel",
@@ -268,10 +270,12 @@ CLAUSE_WINDOW = 300
 
 # ----------------------------------------------------------------------------------- negations, corrections
 
-#: A negator governing what follows it (up to three linking words and an opening quote).
+#: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A"
+#: and "disregard A" reject A as "not A" does ("don't forget A" does not).
 NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
-    r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
+    r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor|(?<!n[’']t\s)(?<!never\s)\bforget(?:\s+about)?|\bdisregard"
+    r"|\bignore)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
@@ -354,7 +358,8 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
-                                   "other than", "other\nthan", "unlike", "except", "neither", "nor")
+                                   "other than", "other\nthan", "unlike", "except", "neither", "nor", "forget",
+                                   "disregard", "ignore")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
