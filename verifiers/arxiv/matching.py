@@ -245,9 +245,7 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "identifier", "id after", "id since", "id before", "id from", "id until",
                                    "id prior", "id starting", "id through", "timestamp", "like", "number after",
                                    "number since", "number before", "number from", "numbers after", "numbers since",
-                                   "numbers before", "numbers from",
-                                   # a source's date
-                                   "retrieved", "accessed", "fetched", "cached", "logged")
+                                   "numbers before", "numbers from")
 #: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
 #: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
 _ID_RULE_AFTER_RE = re.compile(
@@ -844,15 +842,12 @@ _COLON_SUBTITLE_RE = re.compile(rf"[ \t]*:[ \t]*((?:(?:A|An|The|On)[ \t]+)?{CAP_
 _ET_AL_AFTER_RE = re.compile(r"[ \t]+et\.?[ \t]+al\b")
 
 
-def _colon_subtitle(text: str, end: int) -> bool:
-    """Whether a subtitle follows the title ending at ``end`` after a colon ("Attention Is All You Need:
-    Transformers for Everyone", "...: PyTorch Edition"): two or more title words, one of them a content word,
+def _colon_subtitle(found: re.Match[str]) -> bool:
+    """Whether ``found``, a match of ``_COLON_SUBTITLE_RE`` after a title, is a subtitle ("Attention Is All You
+    Need: Transformers for Everyone", "...: PyTorch Edition"): two or more title words, one of them a content word,
     whatever the words (a word that is never a name, "Transformers", still makes a subtitle).  One word alone
     after the colon is read by the rule of :func:`is_extended` (": NeurIPS 2017", ": Paper" extend nothing), and
-    names followed by "et al." attribute the title (": Vaswani et al."), as after a dash."""
-    found = _COLON_SUBTITLE_RE.match(text, end, end + 120)
-    if found is None:
-        return False
+    names followed by "et al." attribute the title (": Vaswani et al."), as after a dash (checked by the caller)."""
     words = [w[:-2] if w.endswith(("'s", "’s")) else w for w in found.group(1).lower().split()]
     return len(words) >= 2 and any(w not in NON_CONTENT_WORDS for w in words)
 
@@ -868,10 +863,11 @@ def is_extended(text: str, start: int, end: int) -> bool:
         return True
     if text.startswith((":", " :"), end):
         found = _COLON_SUBTITLE_RE.match(text, end, end + 120)
-        if found is not None and _ET_AL_AFTER_RE.match(text, found.end()) is not None:
-            return _extended_before(text, start)  # "A: Vaswani et al.": an attribution, as after a dash
-        if _colon_subtitle(text, end):
-            return True
+        if found is not None:
+            if _ET_AL_AFTER_RE.match(text, found.end()) is not None:
+                return _extended_before(text, start)  # "A: Vaswani et al.": an attribution, as after a dash
+            if _colon_subtitle(found):
+                return True
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
         if after is None:
