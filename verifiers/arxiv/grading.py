@@ -1073,13 +1073,11 @@ def same_given_name(word: str, given: str) -> bool:
     Tom).  Any other whole given name is another person's ("Jerry Wei" is not Jason Wei, though both are "J.
     Wei"): a citation by initials cannot tell them apart, a whole given name can."""
     w, g = _plain(word), _plain(given)
-    if not w or w[0] != g[0] and w not in (_plain(f) for f in GIVEN_NAME_FORMS.get(given, ())):
+    known = w in {_plain(form) for form in GIVEN_NAME_FORMS.get(given, ())}
+    if not w or w[0] != g[0] and not known:
         return False
-    if w == g or len(w) >= 2 and g.startswith(w):
-        return True
-    if len(w) >= 4 and len(g) >= 4 and _one_edit_apart(w, g):
-        return True
-    return w in (_plain(f) for f in GIVEN_NAME_FORMS.get(given, ()))
+    return w == g or len(w) >= 2 and g.startswith(w) or len(w) >= 4 and len(g) >= 4 and _one_edit_apart(w, g) \
+        or known
 
 
 #: After a surname, a comma and one whole given name ending the name ("Mikolov, Tomas"; not "Vaswani, Shazeer,
