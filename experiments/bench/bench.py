@@ -53,8 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_export, when r
 
 from bench_export import bench_export, machine  # noqa: E402
 
-SECTIONS: tuple[str, ...] = ("grading", "taskfile", "overhead", "threads", "cache", "plots", "export", "pybugfix",
-                             "lmshare", "compare")
+SECTIONS: tuple[str, ...] = ("grading", "worstcase", "taskfile", "overhead", "threads", "cache", "plots", "export",
+                             "pybugfix", "lmshare", "compare")
 #: sections that run the embedded model (minutes each): only when asked for by name with --only
 EMBEDDED_SECTIONS: tuple[str, ...] = ("lmshare", "compare")
 PACKAGES: tuple[str, ...] = ("skill-evolution-harness", "dspy", "gepa", "mlflow", "pandas", "SQLAlchemy")
@@ -71,6 +71,8 @@ TARGET_SPEEDUP = 5.0
 TARGET_CACHE_SPEEDUP = 20.0
 TARGET_EXPORT_S = 5.0
 TARGET_PYBUGFIX_HOLDOUT_S = 10.0
+#: a grade of any output up to the scan limit (MAX_GRADED_CHARS) should cost under this much CPU
+TARGET_WORST_GRADE_S = 1.0
 
 
 @dataclass
@@ -345,6 +347,54 @@ def bench_grading(seconds: float = 3.0) -> Row:
                "average: right, bare, wrong, hedged, evasive, refusals with numbers, corrections, echoes, empty, "
                "markdown); "
                f"CPU time; best of {len(rates)} passes, median {statistics.median(rates):,.0f}/s")
+
+
+#: Phrases a degenerate output repeats up to the scan limit: words the grader's rules key on (negations, cues,
+#: corrections, labels, brackets, a surname that is also a pronoun), each of which starts a look around it.
+REPEATED_PHRASES: tuple[str, ...] = ("not ", "No, ", "Actually, ", "maybe ", "A or B? ", "He he He. ", "He said no. ",
+                                     "Title: ", "**", "[", "1301.3781 ", "2013 ", "Mikolov, T. ")
+
+
+def worst_case_outputs() -> list[tuple[str, str, str]]:
+    """``(label, question, output)``: every phrase of ``REPEATED_PHRASES`` repeated to ``MAX_GRADED_CHARS``
+    characters, asked as the first task of each kind and as the task whose first author's surname is an English
+    word (the slowest author rule)."""
+    from verifiers.arxiv import ArxivVerifier
+    from verifiers.arxiv.matching import MAX_GRADED_CHARS
+    from verifiers.arxiv.normalise import NON_CONTENT_WORDS
+
+    verifier = ArxivVerifier()
+    tasks = {}
+    for task in verifier.tasks():
+        tasks.setdefault(task.kind, task)
+    tasks.update({f"author ({t.task_id})": t for t in verifier.tasks()
+                  if t.kind == "author" and t.answer.split()[-1].lower() in NON_CONTENT_WORDS})
+    return [(f"{phrase!r} x {MAX_GRADED_CHARS // len(phrase):,} on {kind}", task.question,
+             (phrase * (MAX_GRADED_CHARS // len(phrase) + 1))[:MAX_GRADED_CHARS])
+            for phrase in REPEATED_PHRASES for kind, task in tasks.items()]
+
+
+def bench_worstcase() -> Row:
+    """The slowest single ``ArxivVerifier.score`` (CPU seconds, best of 2) over :func:`worst_case_outputs`:
+    degenerate outputs at the scan limit, where a rule that looks around each occurrence of its key word would
+    read the text once per occurrence."""
+    from verifiers.arxiv import ArxivVerifier
+
+    score = ArxivVerifier().score
+    times = []
+    for label, question, output in worst_case_outputs():
+        spent = []
+        for _ in range(2):
+            started = time.process_time()
+            score(question, output)
+            spent.append(time.process_time() - started)
+        times.append((min(spent), label))
+    times.sort(reverse=True)
+    worst, label = times[0]
+    return Row("worst single grade at the scan limit (ArxivVerifier.score)", f"{worst * 1e3:,.0f} ms",
+               f"<= {TARGET_WORST_GRADE_S * 1e3:,.0f} ms", worst <= TARGET_WORST_GRADE_S,
+               f"{len(times)} degenerate outputs of a repeated phrase; slowest: {label}; next: "
+               + ", ".join(f"{t * 1e3:,.0f} ms ({lab})" for t, lab in times[1:3]) + "; CPU time, best of 2")
 
 
 SHIPPED_TASK_SKILLS: tuple[str, ...] = ("unit-date-math", "tool-choice")
@@ -823,6 +873,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     runners: dict[str, Callable[[], Row | list[Row]]] = {
         "grading": bench_grading,
+        "worstcase": bench_worstcase,
         "taskfile": bench_taskfile,
         "overhead": lambda: bench_overhead(budget=args.budget),
         "threads": bench_threads,

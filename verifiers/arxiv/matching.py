@@ -1817,15 +1817,20 @@ def _matches_at(pattern: re.Pattern[str], subject: str, starts: list[int], pos: 
 def _keyed_hits(r: Response, pattern: CaseFree, occurrences: list[tuple[int, int]], before: int,
                 after: int, starts: list[int] | None = None) -> Iterator[re.Match[str]]:
     """The matches of ``pattern`` near the key ``occurrences`` (``(start, end)``; see :func:`keyed_matches`), as
-    found (a start may come twice); ``r.lower`` and ``r.text`` have the same length.  With ``starts`` (ascending
+    found, each window searched from the end of the last match (as ``finditer`` goes on); ``r.lower`` and
+    ``r.text`` have the same length.  With ``starts`` (ascending
     offsets of ``r.lower`` where every match of ``pattern``'s twin starts; ASCII text only), the first match in a
     window is found by anchored matches there instead of a search over every position of it."""
     lower = r.lower
     twin = pattern.twin if r.ascii else pattern.pattern
     subject = lower if r.ascii else r.text
-    n = len(lower)
-    for i, j in occurrences:
-        lo, hi = (i - before if i > before else 0), min(n, j + after)
+    n, done = len(lower), 0
+    for i, j in sorted(occurrences):
+        # a window starts after the last match found, as finditer goes on after it: else a window whose key
+        # follows a match closely finds that match again and not the one holding its own key
+        lo, hi = max(done, i - before if i > before else 0), min(n, j + after)
+        if lo >= hi:
+            continue
         if starts is None:
             hit = twin.search(subject, lo, hi)
         else:
@@ -1833,6 +1838,7 @@ def _keyed_hits(r: Response, pattern: CaseFree, occurrences: list[tuple[int, int
         if hit is not None:
             full = twin.match(subject, hit.start())
             if full is not None:
+                done = max(done, full.end())
                 yield full
 
 
@@ -1848,8 +1854,11 @@ def keyed_matches(r: Response, pattern: CaseFree, keys: Iterable[str], whole: re
     response has read them (:meth:`Response.hits`); ``starts``: see :func:`_keyed_hits`."""
     if len(r.lower) != len(r.text):
         return list(whole.finditer(r.text))
+    occurrences = _key_spans(r, keys, hits)
+    if _windows_cover(len(occurrences), before + after, len(r.text)):
+        return list(whole.finditer(r.text))
     found: dict[int, re.Match[str]] = {}
-    for hit in _keyed_hits(r, pattern, _key_spans(r, keys, hits), before, after, starts):
+    for hit in _keyed_hits(r, pattern, occurrences, before, after, starts):
         found.setdefault(hit.start(), hit)
     return [found[k] for k in sorted(found)]
 
@@ -1860,7 +1869,25 @@ def keyed_any(r: Response, pattern: CaseFree, keys: Iterable[str], whole: re.Pat
     """Whether :func:`keyed_matches` finds any match (stops at the first)."""
     if len(r.lower) != len(r.text):
         return whole.search(r.text) is not None
-    return next(_keyed_hits(r, pattern, _key_spans(r, keys, hits), before, after, starts), None) is not None
+    occurrences = _key_spans(r, keys, hits)
+    if _windows_cover(len(occurrences), before + after, len(r.text)):
+        return whole.search(r.text) is not None
+    return next(_keyed_hits(r, pattern, occurrences, before, after, starts), None) is not None
+
+
+#: Windowed searches are worth it while their windows, summed, stay under this many times the text's length and
+#: the text is this long at least: a text made of a key repeated ("not not not ...", 200 KB) would otherwise be
+#: searched once per occurrence, windows overlapping, some 30 times over (3 s a grade; blind pass 9).
+_WINDOW_COVER_LIMIT = 2
+_WINDOW_MIN_TEXT = 4_000
+
+
+def _windows_cover(occurrences: int, window: int, size: int) -> bool:
+    """Whether ``occurrences`` windows of ``window`` characters would read a ``size``-character text more than
+    ``_WINDOW_COVER_LIMIT`` times over (texts under ``_WINDOW_MIN_TEXT`` characters never: their windows cost
+    little), so one pass over the whole text is cheaper; the whole-text pass finds what the windows find, as
+    the windowed functions' docstrings say, and is what they fall back to on texts lower-casing changes."""
+    return size >= _WINDOW_MIN_TEXT and occurrences * window > _WINDOW_COVER_LIMIT * size
 
 
 def _concession_cues(r: Response) -> list[re.Match[str]]:
@@ -1994,7 +2021,7 @@ def windowed_spans(text: str, lower: str, key: str, pattern: re.Pattern[str], re
     i = lower.find(key)
     if i < 0:
         return []
-    if len(lower) != len(text):
+    if len(lower) != len(text) or _windows_cover(lower.count(key), 2 * reach + len(key), len(text)):
         return [m.span() for m in pattern.finditer(text)]
     out: list[tuple[int, int]] = []
     pos = 0
