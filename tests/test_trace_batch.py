@@ -193,3 +193,42 @@ def test_a_span_of_a_trace_outside_the_batch_is_refused(mlflow_store: str) -> No
     (info, _), (_, stray) = (build_trace(r, "baseline", "e", experiment_id, run_id) for r in _records(2))
     with pytest.raises(ValueError, match="not in the batch"):
         trace_batch.write_trace_batch(TracingClient(mlflow_store), [info], stray, run_id)
+
+
+def _statements(tracing: TracingClient, experiment_id: str, run_id: str, records: list[TaskRecord]) -> list[
+        tuple[str, bool]]:
+    """The SQL statements (text, whether executed for many rows) a batch write of ``records`` sends."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    sent: list[tuple[str, bool]] = []
+
+    def statement(conn: Any, cursor: Any, text: str, parameters: Any, context: Any, executemany: bool) -> None:
+        sent.append((" ".join(text.split()), executemany))
+
+    event.listen(Engine, "before_cursor_execute", statement)
+    try:
+        assert _write(tracing, experiment_id, run_id, records) == "batch"
+    finally:
+        event.remove(Engine, "before_cursor_execute", statement)
+    return sent
+
+
+def test_a_batch_sends_its_spans_and_spans_location_tags_once_for_all_traces(mlflow_store: str) -> None:
+    """Issue 18: MLflow's span writer merges the ``mlflow.trace.spansLocation`` tag into each trace (a primary-key
+    SELECT and an INSERT per trace) and upserts the spans as one multi-row INSERT that SQLAlchemy compiles anew on
+    every call; for the traces the batch created, both are one executemany (the rows are those of the public
+    calls: ``test_a_batch_writes_the_rows_mlflows_public_calls_write``)."""
+    client = mlflow.MlflowClient()
+    experiment_id, run_id, _ = _experiment(client, "statements")
+    sent = _statements(TracingClient(mlflow_store), experiment_id, run_id, _records(4))
+    tag_reads = [text for text, _ in sent if text.startswith("SELECT") and "FROM trace_tags" in text]
+    assert not tag_reads
+    span_inserts = [(text, many) for text, many in sent if text.startswith("INSERT INTO spans")]
+    assert len(span_inserts) == 1 and span_inserts[0][1]  # one statement, for every row
+    assert "ON CONFLICT (trace_id, span_id) DO UPDATE" in span_inserts[0][0]
+    tag_inserts = [text for text, many in sent if text.startswith("INSERT INTO trace_tags") and many]
+    assert len(tag_inserts) == 2  # the traces' own tags, then the spans-location tags merged into them
+    location = client.search_traces(locations=[experiment_id], max_results=10)
+    assert len(location) == 4 and all(t.info.tags.get("mlflow.trace.spansLocation") == "TRACKING_STORE"
+                                       for t in location)

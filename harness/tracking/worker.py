@@ -21,8 +21,10 @@ Signals: the child ignores SIGINT and SIGHUP (a terminal sends them to the whole
 child sees the pipe close (or its parent change), writes what it was sent and exits; the reaper marks the run
 KILLED later, as before.
 
-Priority: the child lowers its own scheduling priority (``os.nice``, :data:`WRITER_NICE_ENV`), so that it takes the
-CPU the run and its plot process leave idle instead of turns with them (:func:`_lower_priority`).
+Priority: the child's writes that nobody waits for run at a lower scheduling priority (:data:`WRITER_NICE_ENV`), so
+that they take the CPU the run and its plot process leave idle instead of turns with them; the writes the run waits
+for (its end, a read of the store) run at the run's priority (``StoreWriter(nice=...)``, see
+:mod:`harness.tracking.writer` and :func:`_lower_priority`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -82,20 +85,29 @@ def writer_nice() -> int:
     return int(text)
 
 
-def _lower_priority(increment: int) -> None:
-    """(Child) run at a lower scheduling priority than the run (``os.nice(increment)``; nothing where it fails).
+def _lower_priority(increment: int) -> int:
+    """(Child) the priority increment the child's writer gives the writes nobody waits for; where a priority
+    belongs to a thread (Linux) that is ``increment`` (the writer lowers its own thread's), elsewhere the whole
+    process is lowered here (``os.nice``; nothing where it fails) and 0 is returned.
 
     Why (issue 18): the writes are not on the run's critical path, but the run's thread and the plot process are,
     and on two cores the writer's CPU (0.6-0.9 s in a zero-latency run) took turns with them: the run reached
     its plots 0.3-1 s later than an untracked one.  At the lowest priority the writer runs on a core the two
-    leave idle (while the run waits for its plots, or for the LM), and the run's end waits for what is left.  With
-    Linux's autogroups on (the default of desktop and server kernels), a nice value only counts against the
-    processes of the same session (sched(7)), so the writer gives way to its own run, not to other programs."""
-    if increment > 0 and hasattr(os, "nice"):
+    leave idle (while the run waits for its plots, or for the LM).  With Linux's autogroups on (the default of
+    desktop and server kernels), a nice value only counts against the processes of the same session (sched(7)),
+    so the writer gives way to its own run, not to other programs.  But the run's end waits for what is left, and
+    at the lowest priority that wait was 1-15 s for 0.6 s of CPU on a loaded machine (load 7-8): the writes the
+    run waits for run at its own priority (:class:`harness.tracking.writer.StoreWriter`'s ``nice``)."""
+    if increment <= 0:
+        return 0
+    if sys.platform.startswith("linux") and hasattr(os, "setpriority"):
+        return increment
+    if hasattr(os, "nice"):
         try:
             os.nice(increment)
         except OSError:  # not allowed here: the writes only lose their lower priority
             pass
+    return 0
 
 
 def _portable(exc: BaseException) -> BaseException:
@@ -127,7 +139,7 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
     :func:`_lower_priority`'s increment."""
     freeze_inherited_objects()
     ignore_run_signals()
-    _lower_priority(nice)
+    thread_nice = _lower_priority(nice)
     parent_end.close()  # only the parent keeps its end: the pipe closes when the parent does
     parent = ParentWatch()
     _reset_inherited_pools()
@@ -139,7 +151,7 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
     client = mlflow.MlflowClient(tracking_uri=tracking_uri, registry_uri=registry_uri)
     writer = StoreWriter(client, log_inputs=lambda run_id, datasets: retry_duplicate_insert(
         lambda: client.log_inputs(run_id, datasets=datasets)),
-        log_batch=functools.partial(log_batch_one_session, client), linger_s=LINGER_S)
+        log_batch=functools.partial(log_batch_one_session, client), linger_s=LINGER_S, nice=thread_nice)
     send_lock = threading.Lock()
 
     def reply(message: tuple[Any, ...]) -> None:
@@ -174,9 +186,13 @@ def _serve(conn: Any, parent_end: Any, tracking_uri: str, registry_uri: str | No
             writer.submit_call(fn, *args, report=report)  # the writer's client is ``client``
         elif kind == "ask":  # a call whose result the parent waits for
             _, fn, args = message
-            writer.submit(lambda fn=fn, args=args: fn(client, *args), report=False).add_done_callback(answer)
+            asked = writer.submit(lambda fn=fn, args=args: fn(client, *args), report=False)
+            writer.hurry()  # this and the writes before it: the run waits for them
+            asked.add_done_callback(answer)
         elif kind == "wait":
-            writer.submit(lambda: None, report=False).add_done_callback(answer)
+            waited = writer.submit(lambda: None, report=False)
+            writer.hurry()
+            waited.add_done_callback(answer)
         elif kind == "close":
             error: BaseException | None = None
             try:

@@ -17,10 +17,21 @@ writes of that time reach the store as one ``log_batch`` (issue 18: a run's metr
 at a time, and each ``log_batch`` is one transaction with a commit).  Any other write, :meth:`StoreWriter.wait` and
 :meth:`StoreWriter.close` end the wait at once, so nothing that reads the store, nor the run's end, waits for it.
 A failed write does not stop the later ones: the errors are kept and :meth:`StoreWriter.close` raises the first.
+
+Priority (``nice``, the tracker's worker process: :mod:`harness.tracking.worker`): a write nobody waits for runs in
+a thread at a lower scheduling priority, so it takes the CPU the run leaves idle; once someone waits for the
+writes (:meth:`StoreWriter.wait`, :meth:`StoreWriter.close`, :meth:`StoreWriter.hurry`: the run's end, or a read
+of the store), the writes queued so far run in a thread at the caller's priority.  Why (issue 18): at the lowest
+priority the writer's backlog starved whenever the run was busy, and the run's end then waited for it while
+other programs held the cores: a tracked run's end waited 1-15 s for 0.6 s of the writer's CPU at load 7-8.  A
+thread can only lower its own priority (raising it needs a privilege), so each priority has a thread of its
+own (:class:`_Lane`; Linux's priorities are per thread), and the writes still run one at a time, in order.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections import deque
@@ -110,6 +121,64 @@ def _mergeable(op: _Op) -> bool:
     return not isinstance(op, _Call) or (op.artifact_only and op is not _STOP)
 
 
+def lower_thread_priority(increment: int) -> bool:
+    """Lower the calling thread's scheduling priority by ``increment`` (Linux: a priority belongs to a thread, and
+    ``setpriority`` with a thread id changes that thread alone, see setpriority(2)); returns whether it did.
+    Elsewhere (a priority per process), or when refused, nothing changes."""
+    if increment <= 0 or not sys.platform.startswith("linux") or not hasattr(os, "setpriority"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + increment))
+        return True
+    except OSError:
+        return False
+
+
+class _Lane:
+    """A daemon thread running the functions handed to :meth:`run`, one at a time, at its own priority (lowered by
+    ``nice`` when it starts)."""
+
+    def __init__(self, nice: int, name: str) -> None:
+        self._nice = nice
+        self._cond = threading.Condition()
+        self._job: Callable[[], None] | None = None
+        self._stopped = False
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    def run(self, function: Callable[[], None]) -> None:
+        """Run ``function`` (which must not raise) in this lane's thread; returns when it has."""
+        done = threading.Event()
+
+        def job() -> None:
+            try:
+                function()
+            finally:
+                done.set()
+
+        with self._cond:
+            self._job = job
+            self._cond.notify()
+        done.wait()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def _serve(self) -> None:
+        lower_thread_priority(self._nice)
+        while True:
+            with self._cond:
+                while self._job is None and not self._stopped:
+                    self._cond.wait()
+                if self._job is None:
+                    return
+                job, self._job = self._job, None
+            job()
+
+
 class StoreWriter:
     """A FIFO of writes to one store, run by one daemon thread (started on the first write).
 
@@ -121,12 +190,16 @@ class StoreWriter:
             ``client.log_batch`` (the tracker's: :func:`harness.tracking.trace_batch.log_batch_one_session`).
         linger_s: seconds a queued batch waits for more mergeable writes (0, the default: none; the tracker's
             writers wait :data:`LINGER_S`).
+        nice: how much lower the priority of the writes nobody waits for is (0, the default: the same; see the
+            module docstring).
     """
 
     def __init__(self, client: Any, log_inputs: Callable[[str, list[Any]], None] | None = None,
-                 log_batch: Callable[..., None] | None = None, linger_s: float = 0.0) -> None:
+                 log_batch: Callable[..., None] | None = None, linger_s: float = 0.0, nice: int = 0) -> None:
         self._client = client
         self._linger_s = linger_s
+        self._nice = nice
+        self._hurry_to = 0  # the writes submitted up to this count run at the waiter's priority
         self._waiters = 0  # threads in wait(): a lingering batch is written at once
         self._log_inputs = log_inputs or (lambda run_id, datasets: client.log_inputs(run_id, datasets=datasets))
         self._log_batch = log_batch or client.log_batch
@@ -199,10 +272,19 @@ class StoreWriter:
 
     # ------------------------------------------------------------------------------------------------ wait
 
+    def hurry(self) -> None:
+        """Run the writes queued so far at the priority of the writer's own (unlowered) threads: someone waits for
+        them (see the module docstring)."""
+        with self._cond:
+            self._hurry_to = self._submitted
+            self._cond.notify_all()
+
     def wait(self) -> None:
-        """Block until every write queued so far has run (errors stay kept for :meth:`close`)."""
+        """Block until every write queued so far has run (errors stay kept for :meth:`close`); they run at the
+        writer's unlowered priority (:meth:`hurry`)."""
         with self._cond:
             target = self._submitted
+            self._hurry_to = target
             self._waiters += 1
             self._cond.notify_all()  # ends a linger (_take)
             try:
@@ -233,28 +315,45 @@ class StoreWriter:
     # -------------------------------------------------------------------------------------------- the thread
 
     def _loop(self) -> None:
-        while True:
-            ops = self._take()
-            stop = any(op is _STOP for op in ops)
-            for op, count in _coalesce([op for op in ops if op is not _STOP]):
-                started, cpu = time.perf_counter(), time.thread_time()
-                try:
-                    self._run(op)
-                except BaseException as exc:  # kept for close(); the later writes still run
-                    if not isinstance(op, _Call) or op.report:
-                        self._errors.append(exc)
-                finally:
-                    self.seconds += time.perf_counter() - started
-                    self.cpu_seconds += time.thread_time() - cpu
+        # with a lowered priority, the writes run in a lane of each priority (this thread's, unlowered, and a
+        # lowered one), chosen per write; this thread only hands them over
+        lanes = (_Lane(0, "harness-mlflow-writer-waited"), _Lane(self._nice, "harness-mlflow-writer-low")) \
+            if self._nice > 0 else None
+        try:
+            while True:
+                ops = self._take()
+                stop = any(op is _STOP for op in ops)
+                for op, count in _coalesce([op for op in ops if op is not _STOP]):
+                    if lanes is None:
+                        self._timed_run(op, count)
+                    else:
+                        with self._cond:
+                            waited = self._waiters > 0 or self._done < self._hurry_to
+                        lanes[0 if waited else 1].run(lambda op=op, count=count: self._timed_run(op, count))
+                if stop:
                     with self._cond:
-                        self._done += count
-                        self._cond.notify_all()
-            if stop:
-                with self._cond:
-                    if not self._queue:
-                        self._thread = None  # the next write starts a new thread
-                        return
-                    self._queue.append(_STOP)  # writes came meanwhile: they run first
+                        if not self._queue:
+                            self._thread = None  # the next write starts a new thread
+                            return
+                        self._queue.append(_STOP)  # writes came meanwhile: they run first
+        finally:
+            for lane in lanes or ():
+                lane.stop()
+
+    def _timed_run(self, op: _Op, count: int) -> None:
+        """Run ``op`` (standing for ``count`` queued writes), keeping its error and timing; never raises."""
+        started, cpu = time.perf_counter(), time.thread_time()
+        try:
+            self._run(op)
+        except BaseException as exc:  # kept for close(); the later writes still run
+            if not isinstance(op, _Call) or op.report:
+                self._errors.append(exc)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.cpu_seconds += time.thread_time() - cpu
+            with self._cond:
+                self._done += count
+                self._cond.notify_all()
 
     def _take(self) -> list[_Op]:
         """(Writer thread) wait for queued writes and take them all; while they hold a batch or inputs and nothing
@@ -322,4 +421,4 @@ def _coalesce(ops: Sequence[_Op]) -> list[tuple[_Op, int]]:
 
 
 __all__ = ["ARTIFACT_ONLY", "LINGER_S", "MAX_BATCH_ENTITIES", "MAX_BATCH_PARAMS", "MAX_BATCH_TAGS", "StoreWriter",
-           "artifact_only"]
+           "artifact_only", "lower_thread_priority"]
