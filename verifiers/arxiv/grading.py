@@ -55,6 +55,7 @@ from collections.abc import Callable
 from verifiers.arxiv.matching import (
     CORRECTION_AFTER_RE,
     ID_RE,
+    INITIALS_AFTER_RE,
     MAX_GRADED_CHARS,
     METADATA_IN_BRACKET_RE,
     TITLE_RUN_RE,
@@ -576,7 +577,7 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     candidates (:func:`_candidate_array`)."""
     text = r.text
     for start, end in spans:
-        if alternative_after(text, end, offered) or alternative_before(text, start, offered):
+        if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
             return True
     items = listed_items(text) if may_be_listed(text, spans) else []
     if items:
@@ -1112,6 +1113,44 @@ def _another_person(m: PaperMatcher, text: str, start: int, surname_at: int, end
     return start < surname_at and not _given_names_fit(text[start:surname_at], first_author, upper)
 
 
+#: The rest of a citation after the surname (APA 7, sections 8.17 and 9.8): the initials after a comma ("Mikolov,
+#: T.", "Goodfellow, I. J.", "Goodfellow, I.J."), "et al." ("Hinton et al."), then a year in brackets or after a
+#: comma ("Hinton et al. (2015)", "He, 2015").  An initial that a name follows is the next author's ("Vaswani, N.
+#: Shazeer"): :func:`_citation_end` leaves it out.
+_CITATION_TAIL_RE = re.compile(
+    r"(?:(?<=\bal)\.)?(?:[ \t]+et\.?[ \t]+al\b\.?)?(?:[ \t]*\((?:19|20)[0-9]{2}[a-z]?\)|,[ \t]*(?:19|20)[0-9]{2}\b)?")
+#: The given name after a comma, then its middle initials ("Mikolov, Tomas", "Goodfellow, Ian J.").
+_GIVEN_TAIL_RE = re.compile(r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?:[ \t]+(?-i:[A-Z])\.)*")
+
+
+def _citation_end(m: PaperMatcher, text: str, end: int) -> int:
+    """Where the citation whose surname ends at ``end`` ends: after the first author's initials or given name
+    written after a comma ("Mikolov, T.", "Mikolov, Tomas", "Goodfellow, I. J."), "et al." and a year
+    (``_CITATION_TAIL_RE``), so that what follows the citation ("Mikolov, T. or Dean", "Goodfellow, Ian.
+    Actually, it's B", "Mikolov, T.? No - B") is read after the whole name, as it is after "Tomas Mikolov"; a
+    given name after the comma that is not the author's is left out (it is another person's or the next
+    author's).  ``end`` when nothing of a citation follows."""
+    given = _GIVEN_TAIL_RE.match(text, end)
+    if given is not None and same_given_name(given.group(1), m.paper.given_name):
+        end = given.end()
+    elif (initials := INITIALS_AFTER_RE.match(text, end)) is not None and not _name_follows_initial(
+            m, text, initials.end()):
+        end = initials.end()
+    tail = _CITATION_TAIL_RE.match(text, end)
+    return tail.end() if tail is not None else end
+
+
+def _name_follows_initial(m: PaperMatcher, text: str, at: int) -> bool:
+    """Whether a name (a capitalised name-like word, :func:`verifiers.arxiv.matching.name_like`) follows the
+    initial ending at ``at`` on its line: then the initial is the next author's ("Vaswani, N. Shazeer"), not
+    the surname's before it ("Mikolov, T. Actually, it's B")."""
+    word = _NEXT_NAME_WORD_RE.match(text, at)
+    return word is not None and name_like(word.group(1), m.name_exclude)
+
+
+_NEXT_NAME_WORD_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
+
+
 def _line_opens_with(text: str, start: int) -> bool:
     """Whether the word at ``start`` opens its line (after a list marker, a label's colon, quotes or emphasis)."""
     head = text[text.rfind("\n", 0, start) + 1:start].strip(" \t*_\"'“‘-•")
@@ -1355,6 +1394,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
             retracted_any = True  # "Author order:\n1. Shazeer\n2. Vaswani", "| Second author | Vaswani |"
             continue
         ordered = ordered or position == 1
+        end = _citation_end(m, text, end)
         if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):

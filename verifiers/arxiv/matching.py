@@ -278,12 +278,14 @@ NEGATION_BEFORE_RE = re.compile(
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
-#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").  The leading
+#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait"); "A (no, not B)"
+#: rejects B, not A ("A (no, B)" corrects A).  The leading
 #: run of punctuation and spaces is possessive (as in SUPERSEDE_AFTER_RE): every branch after it starts with a
 #: letter, which the run cannot hold, so giving characters back never helps a match; it only cost retries.
 CORRECTION_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
-    r"(?:no\s*[,.;:!?—–-]|no\s+wait\b|nope\b|wait\b|correction\b|scratch\s+that|make\s+that|i\s+was\s+wrong"
+    r"(?:(?<!\()(?<!\(\s)no\s*[,.;:!?—–-]|no\s*[,.;:!?—–-](?!\s*not\b)|no\s+wait\b|nope\b|wait\b|correction\b"
+    r"|scratch\s+that|make\s+that|i\s+was\s+wrong"
     r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
@@ -577,9 +579,11 @@ def joiner_before(text: str, start: int) -> int:
                 return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
-_PHRASE_END_RE = re.compile(r"(?<!\s(?-i:[A-Z]))\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s",
-                            re.IGNORECASE)  # (the full stop of an initial, "Edward J. Hu", ends no phrase)
-_PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
+#: (The full stop of an initial, "Edward J. Hu", "Dean, J.", or of "et al." neither ends nor opens a phrase.)
+_PHRASE_END_RE = re.compile(
+    r"(?<!\s(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
+_PHRASE_START_RE = re.compile(
+    r"(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
 
 # ----------------------------------------------------------------------------------- title-like and names
 
@@ -885,6 +889,8 @@ def is_extended(text: str, start: int, end: int) -> bool:
 #: "A, though B is also possible": a concession word after a candidate, then (see ``_ALSO_POSSIBLE_RE``) B.
 _THOUGH_AFTER_RE = re.compile(r"[\s\"”’'`*_)\]]*[,;]?\s*(?:though|although|but|while)\s+[\"“‘'`*_(\[]*",
                               re.IGNORECASE)
+#: The initials after a surname and a comma ("Mikolov, T.", "Goodfellow, I. J."): APA 7's reference form.
+INITIALS_AFTER_RE = re.compile(r",[ \t]*(?-i:[A-Z])\.(?:[ \t]*-?(?-i:[A-Z])\.)*")
 #: What makes the phrase after a concession word an alternative: "... is also possible", "... seems likely".
 _ALSO_POSSIBLE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:is|seems|would\s+be)\s+(?:also\s+|equally\s+)?"
                                r"(?:possible|plausible|likely|an?\s+(?:option|possibility|candidate))\b", re.IGNORECASE)
@@ -903,21 +909,54 @@ def alternative_after(text: str, end: int, offered: Callable[[str], bool]) -> bo
     rest = text[join.end(): join.end() + 300]
     stop = _PHRASE_END_RE.search(rest)
     phrase = rest[: stop.start()] if stop else rest
-    if conceded and (stop is None or _ALSO_POSSIBLE_RE.match(rest, stop.start()) is None):
-        return False
+    if conceded:
+        if stop is None:
+            return False
+        initials = INITIALS_AFTER_RE.match(rest, stop.start())  # "though Dean, J. is also possible"
+        if _ALSO_POSSIBLE_RE.match(rest, stop.start() if initials is None else initials.end()) is None:
+            return False
     return bool(phrase.strip()) and offered(phrase)
 
 
-def alternative_before(text: str, start: int, offered: Callable[[str], bool]) -> bool:
-    """Whether an alternation right before ``start`` follows another candidate (``offered(phrase)``)."""
+def alternative_before(text: str, start: int, offered: Callable[[str], bool], end: int = -1) -> bool:
+    """Whether an alternation right before ``start`` follows another candidate (``offered(phrase)``), or, when
+    the candidate's ``end`` is given, a concession whose candidate (ending at ``end``) is called possible too
+    follows one ("B, though A is also possible": A is offered besides B, as in "A, though B is also
+    possible")."""
     at = joiner_before(text, start)
-    if at < 0:
-        return False
-    head = text[max(0, at - 300): at].rstrip(" \t,;:" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
+    if at < 0 and end >= 0:
+        join = _JOIN_BEFORE_RE.search(text, max(0, start - 30), start)
+        if join is not None and (join.group(1) is None or _QUESTION_AFTER_RE.match(text, end) is not None):
+            at = join.start()  # "Could be B, could be A", "B, if not A", "B? A?"
+        elif _ALSO_POSSIBLE_RE.match(text, end) is not None:
+            concession = _THOUGH_BEFORE_RE.search(text, max(0, start - 30), start)
+            at = -1 if concession is None else concession.start()
+    return at >= 0 and _offered_before(text, at, offered)
+
+
+def _offered_before(text: str, at: int, offered: Callable[[str], bool]) -> bool:
+    """Whether the phrase right before offset ``at`` (back to the previous phrase boundary,
+    ``_PHRASE_START_RE``) offers a candidate."""
+    head = text[max(0, at - 300): at].rstrip(" \t,;:([" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
     starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
+    if starts and head[starts[-1] - 1] == "," and _INITIALS_ONLY_RE.fullmatch(head, starts[-1]):
+        starts.pop()  # "Dean, J. or A": the initials after the comma are Dean's, the phrase is the whole citation
     phrase = head[starts[-1]:] if starts else head
     phrase = phrase.strip().strip(_QUOTE_CHARS + "”’»")
     return bool(phrase) and offered(phrase)
+
+
+#: The joiners of ``JOIN_AFTER_RE`` that read the same way before the second candidate: "A, could be B", "A, if
+#: not B", "A? B?" (group 1: the question mark, which needs one after the candidate too).
+_JOIN_BEFORE_RE = re.compile(r"(?:[,;][ \t]*(?:it[ \t]+)?(?:could|might|may)[ \t]+(?:well[ \t]+|also[ \t]+)?be"
+                             r"|[,;][ \t]*if[ \t]+not|(?<=\S)(\?))[ \t\"“‘'`*_(\[]*\Z", re.IGNORECASE)
+_QUESTION_AFTER_RE = re.compile(r"[\"”’'`*_)\]]*\?")
+#: A concession word right before a candidate ("B, though A is also possible").
+_THOUGH_BEFORE_RE = re.compile(r"[,;][ \t]*(?:though|although|but|while)[ \t]+[\"“‘'`*_(\[]*\Z", re.IGNORECASE)
+
+
+#: A phrase that is only initials ("J.", "I. J."): the end of an inverted citation ("Dean, J."), not a phrase alone.
+_INITIALS_ONLY_RE = re.compile(r"(?:[ \t]*(?-i:[A-Z])\.)+[ \t]*")
 
 
 _LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)]|\((?:i{1,3}|iv|vi{0,3})\))[ \t]+")
@@ -1961,8 +2000,9 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
     return spans
 
 
-#: Where an account of an earlier answer ends: a closing bracket, a sentence's end, a semicolon, a line break.
-_ACCOUNT_END_RE = re.compile(r"[)\];\n]|[.!?](?=\s|\Z)|\Z")
+#: Where an account of an earlier answer ends: a closing bracket, a sentence's end (not the full stop of an
+#: initial or of "et al.": "I previously said T. Mikolov"), a semicolon, a line break.
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)[.!?](?=\s|\Z)|\Z")
 
 
 def committed_part(r: Response) -> Response | None:
