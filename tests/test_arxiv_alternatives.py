@@ -128,3 +128,90 @@ def test_a_bracketed_rejection_commits_to_the_answer_before_it(paper: Paper, oth
 ])
 def test_bracketed_rejection_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness, output
+
+
+# ------------------------------------------------------- a refusal clause after candidates does not cancel them
+
+#: A refusal clause after the candidates, set off by a comma, a dash or a full stop.
+REFUSAL_AFTER = (" — I can't verify which from memory.", ", I can't check which.", ". I cannot verify this.",
+                 " - I don't have access to arXiv.")
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), kind=st.sampled_from(["id", "year", "author"]),
+       refusal=st.sampled_from(REFUSAL_AFTER), lead=st.sampled_from(["", "It's either ", "Maybe "]))
+@settings(max_examples=120, deadline=None)
+def test_candidates_before_a_refusal_clause_still_hedge(paper: Paper, other: Paper, kind: str, refusal: str,
+                                                        lead: str) -> None:
+    """"A or B — I can't verify which": the refusal does not take back the candidates offered before it; the
+    right one among them is hedged, as without the refusal."""
+    values = {"id": lambda p: p.arxiv_id, "year": lambda p: str(p.year), "author": lambda p: p.first_author}[kind]
+    if values(paper) == values(other) or paper.last_name == other.last_name:
+        return
+    task_id = f"{paper.arxiv_id}/{kind}"
+    output = f"{lead}{values(paper)} or {values(other)}{refusal}"
+    assert grade(task_id, output).composite == 0.75, output
+    assert grade(task_id, f"I can't verify this, but it's either {values(other)} or {values(paper)}.").composite \
+        == 0.75
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    ("1301.3781/author", "It's either T. Mikolov or Kai Chen — I can't verify which from memory.", 0.5),
+    ("1301.3781/author", "I can't verify this, but it's either Mikolov, T. or Chen, K.", 0.5),
+    ("1301.3781/title", "I don't know exactly, Efficient Estimation of Word Representations in Vector Space or "
+                        "Distributed Representations of Words and Phrases and their Compositionality", 0.5),
+    ("1301.3781/author", "Tomas Mikolov — I can't verify this from memory.", 1.0),
+    # a refusal alone, or with background prose after it, still offers nothing
+    ("1301.3781/author", "I'm sorry, I can't browse arXiv.", 0.0),
+    ("1706.03762/title", "I can't look that up. It proposed Multi-Head Attention.", 0.0),
+])
+def test_refusal_after_candidates_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness, output
+
+
+# ------------------------------------------------------- conditional branches and option lists, wrong one first
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), kind=st.sampled_from(["id", "year", "author"]),
+       form=st.sampled_from(["If you mean the original version, {A}; if you mean the follow-up, {B}.",
+                             "If the list is alphabetical, {A}; otherwise {B}.",
+                             "If you count the workshop version, {A}. Otherwise, {B}."]), right_first=st.booleans())
+@settings(max_examples=120, deadline=None)
+def test_conditional_branches_hedge_in_either_order(paper: Paper, other: Paper, kind: str, form: str,
+                                                    right_first: bool) -> None:
+    """Two answers under two conditions hedge whichever branch holds the right one."""
+    values = {"id": lambda p: p.arxiv_id, "year": lambda p: str(p.year), "author": lambda p: p.first_author}[kind]
+    if values(paper) == values(other) or paper.last_name == other.last_name:
+        return
+    a, b = (values(paper), values(other)) if right_first else (values(other), values(paper))
+    output = form.format(A=a, B=b)
+    assert grade(f"{paper.arxiv_id}/{kind}", output).composite == 0.75, output
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(["Distributed Representations of Words and Phrases and "
+                                                             "their Compositionality", "Sequence to Sequence "
+                                                             "Learning with Neural Networks", "Deep Learning"]),
+       label=st.sampled_from(["Option {L}: ", "**Option {L}:** ", "Candidate {L}: ", "- Option {L} - "]),
+       right_first=st.booleans())
+@settings(max_examples=120, deadline=None)
+def test_option_lines_hedge_in_either_order(paper: Paper, other: str, label: str, right_first: bool) -> None:
+    """"Option A: X\\nOption B: Y" lists two candidate titles: hedged whichever line holds the right title."""
+    a, b = (paper.title, other) if right_first else (other, paper.title)
+    output = f"{label.format(L='A')}{a}\n{label.format(L='B')}{b}"
+    assert grade(f"{paper.arxiv_id}/title", output).composite == 0.75, output
+    assert grade(f"{paper.arxiv_id}/title", f"{label.format(L='A')}{paper.title}").composite == 1.0
+
+
+# ------------------------------------------------------- a co-author in a two-author citation, for every surname
+
+@given(paper=st.sampled_from(PAPERS), form=st.sampled_from(["{S} & Zhang", "{S} & Zhang (2016)", "({S} & Zhang, 2016)",
+                                                            "{S} and Zhang (2016)", "As {S} and Zhang (2016) showed, "
+                                                            "depth helps.", "{S}, Zhang et al.",
+                                                            "{S} and Zhang, 2016", "The paper by {S} & Zhang."]))
+@settings(max_examples=120, deadline=None)
+def test_a_two_author_citation_names_its_first_author_for_every_surname(paper: Paper, form: str) -> None:
+    """APA's two-author citation ("Kingma & Ba", "He and Zhang (2015)") names its first author, for a surname
+    that is also an English word ("He", "Ho", "Hu", "Wei", "Long") as for any other; the co-author first names
+    someone else."""
+    task_id = f"{paper.arxiv_id}/author"
+    assert grade(task_id, form.format(S=paper.last_name)).correctness == 1.0, form
+    swapped = form.replace("{S}", "Zhang-X").replace("Zhang", "{S}", 1).replace("Zhang-X", "Zhang")
+    assert grade(task_id, swapped.format(S=paper.last_name)).correctness == 0.0, swapped

@@ -20,7 +20,8 @@ retracted and do not count):
   clause attributes to another work (:func:`_other_work_before`: "for comparison, X is ...", "its follow-up
   ... is ...", a line under "References:"), is no rival when a value without such a cue remains.
 * **conditionals**: the right answer under one condition and another under another ("If you mean X, A;
-  otherwise B") is hedged (:func:`_conditional_hedge`).
+  otherwise B") is hedged, whichever branch comes first (:func:`_conditional_hedge`); so are titles on lines
+  labelled as options ("Option A: X\nOption B: Y", :func:`_option_rival`).
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
@@ -770,7 +771,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer, "title") or _may_be_side_by_side(r, committed) and (
+        if rivals or _listed_rival(r, committed, _title_offer, "title") or _option_rival(r, committed) or (
+                _may_be_side_by_side(r, committed) and
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -811,6 +813,25 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if _unquoted_remark(r):  # "Somebody at Google wrote it, I believe": its title-case run is no title
         return no_answer(f"title '{title}'", "a title", r)
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+#: A line labelled as one of several options ("Option A:", "**Option 2** -", "Candidate B:", "Alternative:").
+_OPTION_LINE_RE = re.compile(r"^[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*"
+                             r"(?:[a-z0-9]{1,2}\b)?[ \t*_]*[:.)—–-][ \t*_\"“‘']*(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def _option_rival(r: Response, committed: list[tuple[int, int]]) -> bool:
+    """Whether the title sits on a line labelled as an option ("Option B: A") and another line labelled so offers
+    another title (:func:`_title_offer`), whichever comes first: the labels list candidates, so the answer
+    hedges even where the other title is not one the title-case reading finds whole ("Option A: Distributed
+    Representations of Words and Phrases and their Compositionality")."""
+    lower = r.lower
+    if not any(k in lower for k in ("option", "candidate", "alternative", "choice", "possibility")):
+        return False
+    lines = [(line.start(), line.end(), line.group(1)) for line in _OPTION_LINE_RE.finditer(r.text)]
+    mine = [i for i, (s, e, _) in enumerate(lines) if any(s <= cs and ce <= e for cs, ce in committed)]
+    return bool(mine) and any(i not in mine and _title_offer(content.strip(" \t*_\"”’'"))
+                              for i, (_, _, content) in enumerate(lines))
 
 
 def _unquoted_remark(r: Response) -> bool:
@@ -1337,10 +1358,15 @@ _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)
 _NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
 _NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\()")
 #: A citation that may stand anywhere: "He and colleagues", "He (2015)", "He, 2015", a list of authors "He, Zhang,
-#: Ren".
-_CITATION_AFTER_RE = re.compile(r"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b"
-                                r"|[ \t]*\((?:19|20)[0-9]{2}\)|,[ \t]*(?:19|20)[0-9]{2}\b"
-                                r"|,[ \t]*(?-i:[A-Z])[^\W\d_]+[ \t]*(?:,|&|\band\b))")
+#: Ren", and a co-author in APA's two-author forms (section 8.17) as for any surname: "He & Zhang", "He and Zhang
+#: (2015)", "He and Zhang, 2015", "He and Zhang et al.", "He, Zhang et al.".
+_CO_AUTHOR = r"(?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?"
+_CITATION_AFTER_RE = re.compile(rf"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b"
+                                rf"|[ \t]*\((?:19|20)[0-9]{{2}}\)|,[ \t]*(?:19|20)[0-9]{{2}}\b"
+                                rf"|,[ \t]*{_CO_AUTHOR}[ \t]*(?:,|&|\band\b|et\.?[ \t]+al\b)"
+                                rf"|[ \t]*&[ \t]*{_CO_AUTHOR}"
+                                rf"|[ \t]+and[ \t]+{_CO_AUTHOR}(?:[ \t]+et\.?[ \t]+al\b|[ \t]*\((?:19|20)[0-9]{{2}}"
+                                rf"|,[ \t]*(?:19|20)[0-9]{{2}}\b))")
 
 
 def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1424,8 +1450,8 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
-    if verdict[0] == 1.0 and "if " in r.lower:  # "If you mean X, A; otherwise B": two answers, hedged
-        verdict = _conditional_hedge(grader, m, r, verdict)
+    if verdict[0] in (1.0, 0.0) and verdict[1] and "if " in r.lower:  # "If you mean X, A; otherwise B": two
+        verdict = _conditional_hedge(grader, m, r, verdict)  # answers, hedged, whichever branch comes first
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
     part = committed_part(r)
@@ -1475,7 +1501,7 @@ def _conditional_branches(r: Response) -> list[tuple[int, int]]:
 
 def _conditional_hedge(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response,
                        verdict: Verdict) -> Verdict:
-    """``verdict`` (a correct one), or hedged when the response gives its answers under conditions
+    """``verdict`` (correct or wrong), or hedged when the response gives its answers under conditions
     (:func:`_conditional_branches`) and one branch alone is correct while another alone gives another answer
     (wrong, or itself hedged): "If the list is alphabetical, Chen; otherwise Mikolov" offers two first authors.
     Each branch is graded on its own text; only responses with two branch words that open clauses get here."""

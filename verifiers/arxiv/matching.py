@@ -30,7 +30,8 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   might see A cited, but the answer is C", "Some say A; in fact C", "Neither A nor B - it's C":
   :data:`CONCESSION_RE`, :data:`CLAIM_AFTER_RE`): :func:`committed_part` blanks the rest, and the graders grade
   that part first (the whole response when it offers no answer).
-* **Uncertainty and refusal.**  A comma ends a refusal clause ("I don't know exactly, A or B" offers A and B).
+* **Uncertainty and refusal.**  A comma ends a refusal clause ("I don't know exactly, A or B" offers A and B),
+  and a comma or a dash before it starts it ("A or B — I can't verify which" offers A and B).
   In a response that refuses, a title or a name counts only where it is offered as the answer
   (:func:`offered_as_answer`), not in background prose after the refusal.
 * **Layouts.**  :func:`one_item_per_line` puts the items of an inline enumeration, repeated XML elements and the
@@ -579,9 +580,11 @@ def joiner_before(text: str, start: int) -> int:
                 return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
-#: (The full stop of an initial, "Edward J. Hu", "Dean, J.", or of "et al." neither ends nor opens a phrase.)
+#: (The full stop of an initial, "Edward J. Hu", "Dean, J.", or of "et al." neither ends nor opens a phrase; a
+#: spaced dash ends one: "A or B — I can't check".)
 _PHRASE_END_RE = re.compile(
-    r"(?<!\s(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s", re.IGNORECASE)
+    r"(?<!\s(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by|[—–-])\s",
+    re.IGNORECASE)
 _PHRASE_START_RE = re.compile(
     r"(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
 
@@ -632,6 +635,8 @@ def _extended_before(text: str, start: int) -> bool:
         return len(head) > 1 and head[-2].isalnum()
     if not (head[-1].isspace() or head[-1] == ":"):
         return False
+    if _OPTION_LABEL_RE.match(head) is not None:  # "Option B: A": a label of a candidate, not a title's start
+        return False
     words = head.split()
     for i in range(len(words) - 1, -1, -1):
         word = words[i]
@@ -644,6 +649,10 @@ def _extended_before(text: str, start: int) -> bool:
         lowered = word.lower()
         return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
     return False
+#: A label of one of several candidates, the whole of what stands before a title on its line ("Option B:",
+#: "**Candidate 2** -", "Alternative:").
+_OPTION_LABEL_RE = re.compile(r"[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*(?:[a-z0-9]{1,2})?"
+                              r"[ \t*_]*[:.)—–-]?[ \t*_\"“‘']*\Z", re.IGNORECASE)
 #: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.  No
 #: span holds its own opening quote, so a run of opening quotes is read in linear time (each one stops at the next).
 QUOTED_RE = re.compile(
@@ -1635,6 +1644,10 @@ class Response:
             blank_start = clause_start
             for contrast in _CONTRAST.finditer(self, clause_start, phrase.start()):
                 blank_start = contrast.start()
+            # "A or B, I can't verify which", "A or B — I can't check": a comma or a dash before the refusal starts
+            # it, as a comma after it ends it ("I don't know exactly, A or B")
+            blank_start = max(blank_start, text.rfind(", ", blank_start, phrase.start()),
+                              *(text.rfind(dash, blank_start, phrase.start()) for dash in _CLAUSE_DASHES))
             after = _CONTRAST.search(self, phrase.end(), clause_end)
             blank_end = after.start() if after else clause_end
             comma = text.find(", ", phrase.end(), blank_end)  # "I don't know exactly, A or B": the comma ends it
@@ -1666,12 +1679,16 @@ class Response:
 _OFFER_CUE_BEFORE_RE = re.compile(
     r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
     r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:;\n]|\s[—–-]|^"
-    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)[\s\"“‘'`*_(\[]*$",
+    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)(?:\s+(?:either|one\s+of))?[\s\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
 #: After a candidate that opens a sentence: the sentence ends there (or goes on only with a guessing phrase).
 _ALONE_IN_SENTENCE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:[.!?;\n]|$|\s+or\s|,\s*(?:i\s+think|i\s+believe|maybe|perhaps"
                                    r"|probably|possibly|i\s+guess))", re.IGNORECASE)
+
+
+#: Dashes that set a clause off ("A or B — I can't check").
+_CLAUSE_DASHES: tuple[str, ...] = (" — ", " – ", " - ", "—")
 
 
 def offered_as_answer(text: str, start: int, end: int) -> bool:
