@@ -21,9 +21,10 @@ def grade(task_id: str, output: str) -> Grade:
 
 #: How an answer cites the first author (APA 7, sections 8.17 and 9.8): full name, initial first, inverted with
 #: initials or given name, "et al.".
-CITATION_FORMS = ("{G} {S}", "{I}. {S}", "{S}, {I}.", "{S}, {G}", "{S} et al.", "{S}, {I}. et al.")
+CITATION_FORMS = ("{G} {S}", "{I}. {S}", "{S}, {I}.", "{S}, {G}", "{S} et al.", "{S}, {I}. et al.", "{S} {I}")
 #: Other people, in the same forms (no first author of a known paper).
-OTHERS = ("Jeffrey Dean", "Dean, J.", "Greg Corrado", "Corrado, G. S.", "Sutskever et al.", "Ilya Sutskever")
+OTHERS = ("Jeffrey Dean", "Dean, J.", "Greg Corrado", "Corrado, G. S.", "Sutskever et al.", "Ilya Sutskever",
+          "J. Dean", "Dean J")
 #: Names offered as alternatives ({A} and {B} are both candidates).
 ALTERNATIVES = ("{A} or {B}", "Either {A} or {B}.", "{A} (or possibly {B})", "Could be {A}, could be {B}.",
                 "{A}? {B}?", "{A}, if not {B}", "It's {A}, though {B} is also possible.", "maybe {A} or {B}",
@@ -95,6 +96,17 @@ def test_a_citation_form_grades_as_the_full_name(paper: Paper, form: str, other:
     ("1706.03762/author", "Shazeer, N., & Vaswani, A. (2017)", 0.0),
     # one name with doubt commits
     ("1301.3781/author", "Maybe Mikolov, T.", 1.0), ("1301.3781/author", "Mikolov, T. (confidence: low)", 1.0),
+    # Vancouver initials, a year after the citation, a cue calling the names candidates
+    ("1301.3781/author", "Dean J or Mikolov T", 0.5), ("1406.2661/author", "Goodfellow IJ, Pouget-Abadie J", 1.0),
+    ("1301.3781/author", "Either Dean et al. (2012) or Mikolov et al. (2013).", 0.5),
+    ("1301.3781/author", "Possibly Dean, J.; possibly Mikolov, T.", 0.5),
+    ("1301.3781/author", "I believe it's Dean, J., although it might be Mikolov, T.", 0.5),
+    ("1301.3781/author", "Hmm, Dean, J.? Or Mikolov, T.?", 0.5),
+    ("1301.3781/author", "Two candidates: Dean, J. and Mikolov, T.", 0.5),
+    ("1706.03762/author", "The authors include Noam Shazeer and Ashish Vaswani.", 0.0),
+    # an initial after "sorry," is no refusal ("sorry, I ..."); an account of an earlier answer ends at its sentence
+    ("1406.2661/author", "Jeffrey Dean, sorry, I. Goodfellow", 1.0),
+    ("1301.3781/author", "I previously said Mikolov, T. That was wrong: it's Dean, J.", 0.0),
 ])
 def test_citation_form_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness, output

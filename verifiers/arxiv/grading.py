@@ -1140,6 +1140,8 @@ def _another_person(m: PaperMatcher, text: str, start: int, surname_at: int, end
 #: Shazeer"): :func:`_citation_end` leaves it out.
 _CITATION_TAIL_RE = re.compile(
     r"(?:(?<=\bal)\.)?(?:[ \t]+et\.?[ \t]+al\b\.?)?(?:[ \t]*\((?:19|20)[0-9]{2}[a-z]?\)|,[ \t]*(?:19|20)[0-9]{2}\b)?")
+#: Initials after the surname without a comma (Vancouver: "Mikolov T", "Goodfellow IJ."), not a word's capital.
+_VANCOUVER_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z]{1,3}))\b\.?(?![ \t]*(?-i:[A-Z])[^\W\d_])")
 #: The given name after a comma, then its middle initials ("Mikolov, Tomas", "Goodfellow, Ian J.").
 _GIVEN_TAIL_RE = re.compile(r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?:[ \t]+(?-i:[A-Z])\.)*")
 
@@ -1157,6 +1159,9 @@ def _citation_end(m: PaperMatcher, text: str, end: int) -> int:
     elif (initials := INITIALS_AFTER_RE.match(text, end)) is not None and not _name_follows_initial(
             m, text, initials.end()):
         end = initials.end()
+    elif (initials := _VANCOUVER_AFTER_RE.match(text, end)) is not None and initials.group(1)[0] == \
+            m.paper.given_name[0]:
+        end = initials.end()  # "Mikolov T", "Goodfellow IJ" (Vancouver): the author's own initials
     tail = _CITATION_TAIL_RE.match(text, end)
     return tail.end() if tail is not None else end
 
@@ -1287,6 +1292,8 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
     if at < 0:
         return False
     word = _NEXT_WORD_RE.match(r.text, at, at + 60)
+    while word is not None and len(word.group(1)) == 2 and word.group(1)[0].isupper() and word.group(1)[1] == ".":
+        word = _NEXT_WORD_RE.match(r.text, word.end(), word.end() + 60)  # "it's J. Dean": the name after the initial
     return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
@@ -1343,6 +1350,15 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
                if a < b]
     others = blank(text, outside + [(_name_start(text, s), e) for s, e in committed])
     return bool(name_tokens(others, m.name_exclude, 1, counts=r.counts))
+
+
+def _after_listing_cue(r: Response, start: int) -> bool:
+    """Whether a cue calling names candidates (``_NAME_LISTING_CUE_RE``: "Two candidates:", "torn between") stands
+    before ``start`` in its sentence: the names listed after it are alternatives ("Two candidates: Dean and
+    Mikolov"), not a list of authors in their order."""
+    if not _has_name_listing_key(r.lower):
+        return False
+    return _NAME_LISTING_CUE_RE.search(r.lower, sentence_span(r.text, start, start)[0], start) is not None
 
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
@@ -1412,7 +1428,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         surname_at, start = start, _name_start(text, start)
         if _another_person(m, text, start, surname_at, end):
             continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
-        if _listed_after_name(text, start, m.name_exclude):
+        if _listed_after_name(text, start, m.name_exclude) and not _after_listing_cue(r, start):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
         position = _explicit_position(text, start) if "\n" in text or "|" in text or ":" in text else None

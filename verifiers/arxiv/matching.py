@@ -116,7 +116,8 @@ REFUSAL_RE = re.compile(
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
     r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
     r"|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
-    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B"
+    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\.|\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B",
+    # (not "sorry, I. Goodfellow": an initial)
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
@@ -583,7 +584,7 @@ def joiner_before(text: str, start: int) -> int:
 #: (The full stop of an initial, "Edward J. Hu", "Dean, J.", or of "et al." neither ends nor opens a phrase; a
 #: spaced dash ends one: "A or B — I can't check".)
 _PHRASE_END_RE = re.compile(
-    r"(?<!\s(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by|[—–-])\s",
+    r"(?<!\s(?-i:[A-Z]))(?<!^(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by|[—–-])\s",
     re.IGNORECASE)
 _PHRASE_START_RE = re.compile(
     r"(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
@@ -946,7 +947,8 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool], en
 def _offered_before(text: str, at: int, offered: Callable[[str], bool]) -> bool:
     """Whether the phrase right before offset ``at`` (back to the previous phrase boundary,
     ``_PHRASE_START_RE``) offers a candidate."""
-    head = text[max(0, at - 300): at].rstrip(" \t,;:([" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
+    head = text[max(0, at - 300): at].rstrip(" \t,;:?([" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
+    head = _BRACKET_END_RE.sub("", head)  # "Dean et al. (2012) or A": a short bracket after the phrase is its own
     starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
     if starts and head[starts[-1] - 1] == "," and _INITIALS_ONLY_RE.fullmatch(head, starts[-1]):
         starts.pop()  # "Dean, J. or A": the initials after the comma are Dean's, the phrase is the whole citation
@@ -956,9 +958,14 @@ def _offered_before(text: str, at: int, offered: Callable[[str], bool]) -> bool:
 
 
 #: The joiners of ``JOIN_AFTER_RE`` that read the same way before the second candidate: "A, could be B", "A, if
-#: not B", "A? B?" (group 1: the question mark, which needs one after the candidate too).
-_JOIN_BEFORE_RE = re.compile(r"(?:[,;][ \t]*(?:it[ \t]+)?(?:could|might|may)[ \t]+(?:well[ \t]+|also[ \t]+)?be"
-                             r"|[,;][ \t]*if[ \t]+not|(?<=\S)(\?))[ \t\"“‘'`*_(\[]*\Z", re.IGNORECASE)
+#: not B", "A, though it might be B", "A; possibly B", "A? B?" (group 1: the question mark, which needs one after
+#: the candidate too).
+_JOIN_BEFORE_RE = re.compile(r"(?:[,;][ \t]*(?:(?:but|though|although)[ \t]+)?(?:it[ \t]+|that[ \t]+)?"
+                             r"(?:could|might|may)[ \t]+(?:well[ \t]+|also[ \t]+)?be"
+                             r"|[,;][ \t]*(?:if[ \t]+not|maybe|perhaps|possibly)|(?<=\S)(\?))[ \t\"“‘'`*_(\[]*\Z",
+                             re.IGNORECASE)
+#: A short bracket ending a phrase ("(2012)", "(60%)").
+_BRACKET_END_RE = re.compile(r"[ \t]*\([^()\n]{1,20}\)[ \t]*\Z")
 _QUESTION_AFTER_RE = re.compile(r"[\"”’'`*_)\]]*\?")
 #: A concession word right before a candidate ("B, though A is also possible").
 _THOUGH_BEFORE_RE = re.compile(r"[,;][ \t]*(?:though|although|but|while)[ \t]+[\"“‘'`*_(\[]*\Z", re.IGNORECASE)
@@ -2012,14 +2019,22 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
                     end = text.find("\n", end + 1)
             spans.append((hit.start(), len(text) if end < 0 else end))
         else:  # an account of an earlier answer: to its clause's end
-            stop = _ACCOUNT_END_RE.search(text, hit.end(), hit.end() + SENTENCE_REACH)
+            reach = min(len(text), hit.end() + SENTENCE_REACH)
+            stop = _ACCOUNT_END_RE.search(text, hit.end(), reach)
+            while stop is not None and _INITIAL_STOP_RE.match(text, stop.start() - 2) and (
+                    (word := _NEXT_WORD_AFTER_RE.match(text, stop.end())) is not None
+                    and name_like(word.group(1), frozenset())):  # "I previously said T. Mikolov": a name goes on
+                stop = _ACCOUNT_END_RE.search(text, stop.end(), reach)
             spans.append((hit.start(), stop.start() if stop else min(len(text), hit.end() + SENTENCE_REACH)))
     return spans
 
 
-#: Where an account of an earlier answer ends: a closing bracket, a sentence's end (not the full stop of an
-#: initial or of "et al.": "I previously said T. Mikolov"), a semicolon, a line break.
-_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)[.!?](?=\s|\Z)|\Z")
+#: Where an account of an earlier answer ends: a closing bracket, a sentence's end (not the full stop of "et al."
+#: nor of an initial a name follows: "I previously said T. Mikolov"), a semicolon, a line break.
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<!\bet\sal)[.!?](?=\s|\Z)|\Z")
+#: An initial's full stop (at offset 2 of the match) and the word after it.
+_INITIAL_STOP_RE = re.compile(r"[\s.,](?-i:[A-Z])\.")
+_NEXT_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
 
 
 def committed_part(r: Response) -> Response | None:
@@ -2617,7 +2632,8 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
         rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
         rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
         rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
-        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?-i:[a-z]))",  # He K (Vancouver)
+        # He K (Vancouver), not before a lower-case word other than a joiner ("He K or Zhang X")
+        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?!(?:or|and|nor|vs)\b)(?-i:[a-z]))",
         rf"{surname}\s+et\.?\s+al\b",                           # He et al.
         rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
     ]
