@@ -28,11 +28,14 @@ OTHERS = ("Jeffrey Dean", "Dean, J.", "Greg Corrado", "Corrado, G. S.", "Sutskev
 #: Names offered as alternatives ({A} and {B} are both candidates).
 ALTERNATIVES = ("{A} or {B}", "Either {A} or {B}.", "{A} (or possibly {B})", "Could be {A}, could be {B}.",
                 "{A}? {B}?", "{A}, if not {B}", "It's {A}, though {B} is also possible.", "maybe {A} or {B}",
-                "It's either {A} or {B}.\n\nBoth worked on the method at the time.\n\nI lean to neither.")
+                "It's either {A} or {B}.\n\nBoth worked on the method at the time.\n\nI lean to neither.",
+                "One of {A} or {B}.", "Either {A} or {B} — I can't verify which.", "{A}; maybe {B}",
+                "I'd say {A}, but it could also be {B}.", "{A} (70%), {B} (30%)")
 #: A first name retracted for a second one: the text commits to {B}.
 RETRACTIONS = ("At first I thought {A}, but it's {B}.", "{A}. Actually, it's {B}.", "{A}? No - {B}",
                "{B} (I previously said {A}, which was wrong)", "earlier I wrote {A}; the first author is {B}",
-               "{A}, sorry, {B}")
+               "{A}, sorry, {B}", "{A} is wrong; it's {B}.", "I initially said {A}, but the first author is {B}.",
+               "{A} — no wait, {B}.", "{A} is the second author; the first is {B}.")
 
 
 def cite(paper: Paper, form: str) -> str:

@@ -587,7 +587,8 @@ _PHRASE_END_RE = re.compile(
     r"(?<!\s(?-i:[A-Z]))(?<!^(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by|[—–-])\s",
     re.IGNORECASE)
 _PHRASE_START_RE = re.compile(
-    r"(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
+    r"(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“:]|\b(?:either|one\s+of|is|was|it[’']?s|be)\s",
+    re.IGNORECASE)
 
 # ----------------------------------------------------------------------------------- title-like and names
 
@@ -1686,7 +1687,7 @@ class Response:
 _OFFER_CUE_BEFORE_RE = re.compile(
     r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
     r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:;\n]|\s[—–-]|^"
-    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)(?:\s+(?:either|one\s+of))?[\s\"“‘'`*_(\[]*$",
+    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)(?:\s*\b(?:either|one\s+of))?[\s\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
 #: After a candidate that opens a sentence: the sentence ends there (or goes on only with a guessing phrase).
@@ -2632,8 +2633,8 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
         rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
         rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
         rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
-        # He K (Vancouver), not before a lower-case word other than a joiner ("He K or Zhang X")
-        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?!(?:or|and|nor|vs)\b)(?-i:[a-z]))",
+        # He K (Vancouver), not before a lower-case word other than a joiner or copula ("He K or Zhang X")
+        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?!(?:or|and|nor|vs|is|was)\b)(?-i:[a-z]))",
         rf"{surname}\s+et\.?\s+al\b",                           # He et al.
         rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
     ]
