@@ -82,6 +82,24 @@ def test_a_citation_form_grades_as_the_full_name(paper: Paper, form: str, other:
     assert cited.correctness == full.correctness, (template, form)
 
 
+#: One name committed to, with doubt, a refusal after it, or co-authors named in their place: correct.
+COMMITTED = ("Maybe {A}", "{A} (confidence: low)", "I think it's {A}.", "Probably {A}, but I'm not sure.",
+             "{A}? I'm not 100% sure.", "{A} — I can't verify this from memory.", "{A}, with {B} as second author.",
+             "{A} and {B}", "{A}, {B}", "The first author is {A}; {B} is the second author.", "{A} (co-author: {B})",
+             "Answer: {A}\n\nIt is a well-known paper.", "{A}. I can't check arXiv right now, though.",
+             "{A}, I believe.")
+
+
+@given(paper=st.sampled_from(PAPERS), form=st.sampled_from(CITATION_FORMS), other=st.sampled_from(OTHERS),
+       template=st.sampled_from(COMMITTED))
+@settings(max_examples=200, deadline=None)
+def test_one_cited_name_committed_to_is_correct(paper: Paper, form: str, other: str, template: str) -> None:
+    """A single name said with doubt commits to it (the README's "maybe A"), and naming co-authors in their own
+    place is no hedge, in every citation form."""
+    output = template.format(A=cite(paper, form), B=other)
+    assert grade(f"{paper.arxiv_id}/author", output).correctness == 1.0, output
+
+
 @pytest.mark.parametrize(("task_id", "output", "correctness"), [
     ("1301.3781/author", "Either Mikolov, T. or Jeffrey Dean.", 0.5),
     ("1503.02531/author", "Hinton et al. or Oriol Vinyals", 0.5),

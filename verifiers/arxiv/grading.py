@@ -110,11 +110,11 @@ MAX_OCCURRENCES = 50
 
 Verdict = tuple[float, float, str]
 
-_ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y" gives X no role
+_ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y", "X (co-author: Y)" give X no role
     r"[ \t]*[,(]?[ \t]*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
     r"|merely)[ \t]+){0,4}(?:the|a|an)?[ \t]*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
-    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
+    r"[\s-]*(?:author|writer|contributor)(?!s?[ \t]*:)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
     r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)",
     re.IGNORECASE,
 )
