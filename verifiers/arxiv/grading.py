@@ -20,7 +20,8 @@ retracted and do not count):
   clause attributes to another work (:func:`_other_work_before`: "for comparison, X is ...", "its follow-up
   ... is ...", a line under "References:"), is no rival when a value without such a cue remains.
 * **conditionals**: the right answer under one condition and another under another ("If you mean X, A;
-  otherwise B") is hedged (:func:`_conditional_hedge`).
+  otherwise B") is hedged, whichever branch comes first (:func:`_conditional_hedge`); so are titles on lines
+  labelled as options ("Option A: X\nOption B: Y", :func:`_option_rival`).
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
@@ -55,6 +56,7 @@ from collections.abc import Callable
 from verifiers.arxiv.matching import (
     CORRECTION_AFTER_RE,
     ID_RE,
+    INITIALS_AFTER_RE,
     MAX_GRADED_CHARS,
     METADATA_IN_BRACKET_RE,
     TITLE_RUN_RE,
@@ -108,11 +110,11 @@ MAX_OCCURRENCES = 50
 
 Verdict = tuple[float, float, str]
 
-_ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y" gives X no role
+_ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y", "X (co-author: Y)" give X no role
     r"[ \t]*[,(]?[ \t]*(?:(?:who|is|was|as|being|listed|named|credited|appears|appearing|only|also|actually|just"
     r"|merely)[ \t]+){0,4}(?:the|a|an)?[ \t]*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
-    r"[\s-]*(?:author|writer|contributor)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
+    r"[\s-]*(?:author|writer|contributor)(?!s?[ \t]*:)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
     r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)",
     re.IGNORECASE,
 )
@@ -576,7 +578,7 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     candidates (:func:`_candidate_array`)."""
     text = r.text
     for start, end in spans:
-        if alternative_after(text, end, offered) or alternative_before(text, start, offered):
+        if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
             return True
     items = listed_items(text) if may_be_listed(text, spans) else []
     if items:
@@ -769,7 +771,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer, "title") or _may_be_side_by_side(r, committed) and (
+        if rivals or _listed_rival(r, committed, _title_offer, "title") or _option_rival(r, committed) or (
+                _may_be_side_by_side(r, committed) and
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -810,6 +813,25 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if _unquoted_remark(r):  # "Somebody at Google wrote it, I believe": its title-case run is no title
         return no_answer(f"title '{title}'", "a title", r)
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+#: A line labelled as one of several options ("Option A:", "**Option 2** -", "Candidate B:", "Alternative:").
+_OPTION_LINE_RE = re.compile(r"^[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*"
+                             r"(?:[a-z0-9]{1,2}\b)?[ \t*_]*[:.)—–-][ \t*_\"“‘']*(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def _option_rival(r: Response, committed: list[tuple[int, int]]) -> bool:
+    """Whether the title sits on a line labelled as an option ("Option B: A") and another line labelled so offers
+    another title (:func:`_title_offer`), whichever comes first: the labels list candidates, so the answer
+    hedges even where the other title is not one the title-case reading finds whole ("Option A: Distributed
+    Representations of Words and Phrases and their Compositionality")."""
+    lower = r.lower
+    if not any(k in lower for k in ("option", "candidate", "alternative", "choice", "possibility")):
+        return False
+    lines = [(line.start(), line.end(), line.group(1)) for line in _OPTION_LINE_RE.finditer(r.text)]
+    mine = [i for i, (s, e, _) in enumerate(lines) if any(s <= cs and ce <= e for cs, ce in committed)]
+    return bool(mine) and any(i not in mine and _title_offer(content.strip(" \t*_\"”’'"))
+                              for i, (_, _, content) in enumerate(lines))
 
 
 def _unquoted_remark(r: Response) -> bool:
@@ -1112,6 +1134,49 @@ def _another_person(m: PaperMatcher, text: str, start: int, surname_at: int, end
     return start < surname_at and not _given_names_fit(text[start:surname_at], first_author, upper)
 
 
+#: The rest of a citation after the surname (APA 7, sections 8.17 and 9.8): the initials after a comma ("Mikolov,
+#: T.", "Goodfellow, I. J.", "Goodfellow, I.J."), "et al." ("Hinton et al."), then a year in brackets or after a
+#: comma ("Hinton et al. (2015)", "He, 2015").  An initial that a name follows is the next author's ("Vaswani, N.
+#: Shazeer"): :func:`_citation_end` leaves it out.
+_CITATION_TAIL_RE = re.compile(
+    r"(?:(?<=\bal)\.)?(?:[ \t]+et\.?[ \t]+al\b\.?)?(?:[ \t]*\((?:19|20)[0-9]{2}[a-z]?\)|,[ \t]*(?:19|20)[0-9]{2}\b)?")
+#: Initials after the surname without a comma (Vancouver: "Mikolov T", "Goodfellow IJ."), not a word's capital.
+_VANCOUVER_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z]{1,3}))\b\.?(?![ \t]*(?-i:[A-Z])[^\W\d_])")
+#: The given name after a comma, then its middle initials ("Mikolov, Tomas", "Goodfellow, Ian J.").
+_GIVEN_TAIL_RE = re.compile(r",[ \t]*((?-i:[A-Z])[^\W\d_]+)(?:[ \t]+(?-i:[A-Z])\.)*")
+
+
+def _citation_end(m: PaperMatcher, text: str, end: int) -> int:
+    """Where the citation whose surname ends at ``end`` ends: after the first author's initials or given name
+    written after a comma ("Mikolov, T.", "Mikolov, Tomas", "Goodfellow, I. J."), "et al." and a year
+    (``_CITATION_TAIL_RE``), so that what follows the citation ("Mikolov, T. or Dean", "Goodfellow, Ian.
+    Actually, it's B", "Mikolov, T.? No - B") is read after the whole name, as it is after "Tomas Mikolov"; a
+    given name after the comma that is not the author's is left out (it is another person's or the next
+    author's).  ``end`` when nothing of a citation follows."""
+    given = _GIVEN_TAIL_RE.match(text, end)
+    if given is not None and same_given_name(given.group(1), m.paper.given_name):
+        end = given.end()
+    elif (initials := INITIALS_AFTER_RE.match(text, end)) is not None and not _name_follows_initial(
+            m, text, initials.end()):
+        end = initials.end()
+    elif (initials := _VANCOUVER_AFTER_RE.match(text, end)) is not None and initials.group(1)[0] == \
+            m.paper.given_name[0]:
+        end = initials.end()  # "Mikolov T", "Goodfellow IJ" (Vancouver): the author's own initials
+    tail = _CITATION_TAIL_RE.match(text, end)
+    return tail.end() if tail is not None else end
+
+
+def _name_follows_initial(m: PaperMatcher, text: str, at: int) -> bool:
+    """Whether a name (a capitalised name-like word, :func:`verifiers.arxiv.matching.name_like`) follows the
+    initial ending at ``at`` on its line: then the initial is the next author's ("Vaswani, N. Shazeer"), not
+    the surname's before it ("Mikolov, T. Actually, it's B")."""
+    word = _NEXT_NAME_WORD_RE.match(text, at)
+    return word is not None and name_like(word.group(1), m.name_exclude)
+
+
+_NEXT_NAME_WORD_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
+
+
 def _line_opens_with(text: str, start: int) -> bool:
     """Whether the word at ``start`` opens its line (after a list marker, a label's colon, quotes or emphasis)."""
     head = text[text.rfind("\n", 0, start) + 1:start].strip(" \t*_\"'“‘-•")
@@ -1227,6 +1292,8 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
     if at < 0:
         return False
     word = _NEXT_WORD_RE.match(r.text, at, at + 60)
+    while word is not None and len(word.group(1)) == 2 and word.group(1)[0].isupper() and word.group(1)[1] == ".":
+        word = _NEXT_WORD_RE.match(r.text, word.end(), word.end() + 60)  # "it's J. Dean": the name after the initial
     return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
@@ -1285,6 +1352,15 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     return bool(name_tokens(others, m.name_exclude, 1, counts=r.counts))
 
 
+def _after_listing_cue(r: Response, start: int) -> bool:
+    """Whether a cue calling names candidates (``_NAME_LISTING_CUE_RE``: "Two candidates:", "torn between") stands
+    before ``start`` in its sentence: the names listed after it are alternatives ("Two candidates: Dean and
+    Mikolov"), not a list of authors in their order."""
+    if not _has_name_listing_key(r.lower):
+        return False
+    return _NAME_LISTING_CUE_RE.search(r.lower, sentence_span(r.text, start, start)[0], start) is not None
+
+
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
 #: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by" or a hedge word
 #: ("The first author is He", "written by He", "maybe He") ...
@@ -1298,10 +1374,15 @@ _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)
 _NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
 _NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\()")
 #: A citation that may stand anywhere: "He and colleagues", "He (2015)", "He, 2015", a list of authors "He, Zhang,
-#: Ren".
-_CITATION_AFTER_RE = re.compile(r"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b"
-                                r"|[ \t]*\((?:19|20)[0-9]{2}\)|,[ \t]*(?:19|20)[0-9]{2}\b"
-                                r"|,[ \t]*(?-i:[A-Z])[^\W\d_]+[ \t]*(?:,|&|\band\b))")
+#: Ren", and a co-author in APA's two-author forms (section 8.17) as for any surname: "He & Zhang", "He and Zhang
+#: (2015)", "He and Zhang, 2015", "He and Zhang et al.", "He, Zhang et al.".
+_CO_AUTHOR = r"(?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?"
+_CITATION_AFTER_RE = re.compile(rf"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b"
+                                rf"|[ \t]*\((?:19|20)[0-9]{{2}}\)|,[ \t]*(?:19|20)[0-9]{{2}}\b"
+                                rf"|,[ \t]*{_CO_AUTHOR}[ \t]*(?:,|&|\band\b|et\.?[ \t]+al\b)"
+                                rf"|[ \t]*&[ \t]*{_CO_AUTHOR}"
+                                rf"|[ \t]+and[ \t]+{_CO_AUTHOR}(?:[ \t]+et\.?[ \t]+al\b|[ \t]*\((?:19|20)[0-9]{{2}}"
+                                rf"|,[ \t]*(?:19|20)[0-9]{{2}}\b))")
 
 
 def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1350,7 +1431,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         surname_at, start = start, _name_start(text, start)
         if _another_person(m, text, start, surname_at, end):
             continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
-        if _listed_after_name(text, start, m.name_exclude):
+        if _listed_after_name(text, start, m.name_exclude) and not _after_listing_cue(r, start):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
         position = _explicit_position(text, start) if "\n" in text or "|" in text or ":" in text else None
@@ -1358,6 +1439,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
             retracted_any = True  # "Author order:\n1. Shazeer\n2. Vaswani", "| Second author | Vaswani |"
             continue
         ordered = ordered or position == 1
+        end = _citation_end(m, text, end)
         if not r.counts(start, end) or _role_after(r, end) or _role_before(r, start):
             retracted_any = True
         elif _name_follows(r, r.restated_after(end), m.name_exclude):
@@ -1387,8 +1469,8 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
-    if verdict[0] == 1.0 and "if " in r.lower:  # "If you mean X, A; otherwise B": two answers, hedged
-        verdict = _conditional_hedge(grader, m, r, verdict)
+    if verdict[0] in (1.0, 0.0) and verdict[1] and "if " in r.lower:  # "If you mean X, A; otherwise B": two
+        verdict = _conditional_hedge(grader, m, r, verdict)  # answers, hedged, whichever branch comes first
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
     part = committed_part(r)
@@ -1438,7 +1520,7 @@ def _conditional_branches(r: Response) -> list[tuple[int, int]]:
 
 def _conditional_hedge(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response,
                        verdict: Verdict) -> Verdict:
-    """``verdict`` (a correct one), or hedged when the response gives its answers under conditions
+    """``verdict`` (correct or wrong), or hedged when the response gives its answers under conditions
     (:func:`_conditional_branches`) and one branch alone is correct while another alone gives another answer
     (wrong, or itself hedged): "If the list is alphabetical, Chen; otherwise Mikolov" offers two first authors.
     Each branch is graded on its own text; only responses with two branch words that open clauses get here."""

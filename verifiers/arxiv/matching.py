@@ -30,7 +30,8 @@ The rules (each grader in :mod:`verifiers.arxiv.grading` builds on them):
   might see A cited, but the answer is C", "Some say A; in fact C", "Neither A nor B - it's C":
   :data:`CONCESSION_RE`, :data:`CLAIM_AFTER_RE`): :func:`committed_part` blanks the rest, and the graders grade
   that part first (the whole response when it offers no answer).
-* **Uncertainty and refusal.**  A comma ends a refusal clause ("I don't know exactly, A or B" offers A and B).
+* **Uncertainty and refusal.**  A comma ends a refusal clause ("I don't know exactly, A or B" offers A and B),
+  and a comma or a dash before it starts it ("A or B — I can't verify which" offers A and B).
   In a response that refuses, a title or a name counts only where it is offered as the answer
   (:func:`offered_as_answer`), not in background prose after the refusal.
 * **Layouts.**  :func:`one_item_per_line` puts the items of an inline enumeration, repeated XML elements and the
@@ -115,7 +116,8 @@ REFUSAL_RE = re.compile(
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
     r"|verify|say|tell|provide|answer|help|browse|look|confirm|idea|information|way|guess|speculate|share|give)"
     r"|no\s+idea|i[’']?m\s+(?:sorry|afraid|unable|not\s+able)|i\s+am\s+(?:sorry|afraid"
-    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B"
+    r"|unable|not\s+able)|sorry,?\s+(?:but\s+)?i\b(?!\.|\s+(?:mean|meant|misspoke|was\s+wrong))"  # "sorry, I mean B",
+    # (not "sorry, I. Goodfellow": an initial)
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
@@ -278,12 +280,14 @@ NEGATION_BEFORE_RE = re.compile(
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
-#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait").  The leading
+#: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait"); "A (no, not B)"
+#: rejects B, not A ("A (no, B)" corrects A).  The leading
 #: run of punctuation and spaces is possessive (as in SUPERSEDE_AFTER_RE): every branch after it starts with a
 #: letter, which the run cannot hold, so giving characters back never helps a match; it only cost retries.
 CORRECTION_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
-    r"(?:no\s*[,.;:!?—–-]|no\s+wait\b|nope\b|wait\b|correction\b|scratch\s+that|make\s+that|i\s+was\s+wrong"
+    r"(?:(?<!\()(?<!\(\s)no\s*[,.;:!?—–-]|no\s*[,.;:!?—–-](?!\s*not\b)|no\s+wait\b|nope\b|wait\b|correction\b"
+    r"|scratch\s+that|make\s+that|i\s+was\s+wrong"
     r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
@@ -577,9 +581,14 @@ def joiner_before(text: str, start: int) -> int:
                 return base + at  # (not start - len(head): the openers stripped off head's end)
     return -1
 #: Where a phrase after an alternation ends.
-_PHRASE_END_RE = re.compile(r"(?<!\s(?-i:[A-Z]))\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by)\s",
-                            re.IGNORECASE)  # (the full stop of an initial, "Edward J. Hu", ends no phrase)
-_PHRASE_START_RE = re.compile(r"[.;!?\n,()\[\]\"”“:]|\b(?:either|is|was|it[’']?s|be)\s", re.IGNORECASE)
+#: (The full stop of an initial, "Edward J. Hu", "Dean, J.", or of "et al." neither ends nor opens a phrase; a
+#: spaced dash ends one: "A or B — I can't check".)
+_PHRASE_END_RE = re.compile(
+    r"(?<!\s(?-i:[A-Z]))(?<!^(?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“]|\s(?:or|and|but|which|that|is|was|by|[—–-])\s",
+    re.IGNORECASE)
+_PHRASE_START_RE = re.compile(
+    r"(?<![\s.,](?-i:[A-Z]))(?<!\bet\sal)\.|[;!?\n,()\[\]\"”“:]|\b(?:either|one\s+of|is|was|it[’']?s|be)\s",
+    re.IGNORECASE)
 
 # ----------------------------------------------------------------------------------- title-like and names
 
@@ -628,6 +637,8 @@ def _extended_before(text: str, start: int) -> bool:
         return len(head) > 1 and head[-2].isalnum()
     if not (head[-1].isspace() or head[-1] == ":"):
         return False
+    if _OPTION_LABEL_RE.match(head) is not None:  # "Option B: A": a label of a candidate, not a title's start
+        return False
     words = head.split()
     for i in range(len(words) - 1, -1, -1):
         word = words[i]
@@ -640,6 +651,10 @@ def _extended_before(text: str, start: int) -> bool:
         lowered = word.lower()
         return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
     return False
+#: A label of one of several candidates, the whole of what stands before a title on its line ("Option B:",
+#: "**Candidate 2** -", "Alternative:").
+_OPTION_LABEL_RE = re.compile(r"[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*(?:[a-z0-9]{1,2})?"
+                              r"[ \t*_]*[:.)—–-]?[ \t*_\"“‘']*\Z", re.IGNORECASE)
 #: Quoted or emphasised spans (group 1..8): "..." “...” ‘...’ «...» `...` **...** *...* _..._ and '...'.  No
 #: span holds its own opening quote, so a run of opening quotes is read in linear time (each one stops at the next).
 QUOTED_RE = re.compile(
@@ -885,6 +900,8 @@ def is_extended(text: str, start: int, end: int) -> bool:
 #: "A, though B is also possible": a concession word after a candidate, then (see ``_ALSO_POSSIBLE_RE``) B.
 _THOUGH_AFTER_RE = re.compile(r"[\s\"”’'`*_)\]]*[,;]?\s*(?:though|although|but|while)\s+[\"“‘'`*_(\[]*",
                               re.IGNORECASE)
+#: The initials after a surname and a comma ("Mikolov, T.", "Goodfellow, I. J."): APA 7's reference form.
+INITIALS_AFTER_RE = re.compile(r",[ \t]*(?-i:[A-Z])\.(?:[ \t]*-?(?-i:[A-Z])\.)*")
 #: What makes the phrase after a concession word an alternative: "... is also possible", "... seems likely".
 _ALSO_POSSIBLE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:is|seems|would\s+be)\s+(?:also\s+|equally\s+)?"
                                r"(?:possible|plausible|likely|an?\s+(?:option|possibility|candidate))\b", re.IGNORECASE)
@@ -903,21 +920,60 @@ def alternative_after(text: str, end: int, offered: Callable[[str], bool]) -> bo
     rest = text[join.end(): join.end() + 300]
     stop = _PHRASE_END_RE.search(rest)
     phrase = rest[: stop.start()] if stop else rest
-    if conceded and (stop is None or _ALSO_POSSIBLE_RE.match(rest, stop.start()) is None):
-        return False
+    if conceded:
+        if stop is None:
+            return False
+        initials = INITIALS_AFTER_RE.match(rest, stop.start())  # "though Dean, J. is also possible"
+        if _ALSO_POSSIBLE_RE.match(rest, stop.start() if initials is None else initials.end()) is None:
+            return False
     return bool(phrase.strip()) and offered(phrase)
 
 
-def alternative_before(text: str, start: int, offered: Callable[[str], bool]) -> bool:
-    """Whether an alternation right before ``start`` follows another candidate (``offered(phrase)``)."""
+def alternative_before(text: str, start: int, offered: Callable[[str], bool], end: int = -1) -> bool:
+    """Whether an alternation right before ``start`` follows another candidate (``offered(phrase)``), or, when
+    the candidate's ``end`` is given, a concession whose candidate (ending at ``end``) is called possible too
+    follows one ("B, though A is also possible": A is offered besides B, as in "A, though B is also
+    possible")."""
     at = joiner_before(text, start)
-    if at < 0:
-        return False
-    head = text[max(0, at - 300): at].rstrip(" \t,;:" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
+    if at < 0 and end >= 0:
+        join = _JOIN_BEFORE_RE.search(text, max(0, start - 30), start)
+        if join is not None and (join.group(1) is None or _QUESTION_AFTER_RE.match(text, end) is not None):
+            at = join.start()  # "Could be B, could be A", "B, if not A", "B? A?"
+        elif _ALSO_POSSIBLE_RE.match(text, end) is not None:
+            concession = _THOUGH_BEFORE_RE.search(text, max(0, start - 30), start)
+            at = -1 if concession is None else concession.start()
+    return at >= 0 and _offered_before(text, at, offered)
+
+
+def _offered_before(text: str, at: int, offered: Callable[[str], bool]) -> bool:
+    """Whether the phrase right before offset ``at`` (back to the previous phrase boundary,
+    ``_PHRASE_START_RE``) offers a candidate."""
+    head = text[max(0, at - 300): at].rstrip(" \t,;:?([" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
+    head = _BRACKET_END_RE.sub("", head)  # "Dean et al. (2012) or A": a short bracket after the phrase is its own
     starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
+    if starts and head[starts[-1] - 1] == "," and _INITIALS_ONLY_RE.fullmatch(head, starts[-1]):
+        starts.pop()  # "Dean, J. or A": the initials after the comma are Dean's, the phrase is the whole citation
     phrase = head[starts[-1]:] if starts else head
     phrase = phrase.strip().strip(_QUOTE_CHARS + "”’»")
     return bool(phrase) and offered(phrase)
+
+
+#: The joiners of ``JOIN_AFTER_RE`` that read the same way before the second candidate: "A, could be B", "A, if
+#: not B", "A, though it might be B", "A; possibly B", "A? B?" (group 1: the question mark, which needs one after
+#: the candidate too).
+_JOIN_BEFORE_RE = re.compile(r"(?:[,;][ \t]*(?:(?:but|though|although)[ \t]+)?(?:it[ \t]+|that[ \t]+)?"
+                             r"(?:could|might|may)[ \t]+(?:well[ \t]+|also[ \t]+)?be"
+                             r"|[,;][ \t]*(?:if[ \t]+not|maybe|perhaps|possibly)|(?<=\S)(\?))[ \t\"“‘'`*_(\[]*\Z",
+                             re.IGNORECASE)
+#: A short bracket ending a phrase ("(2012)", "(60%)").
+_BRACKET_END_RE = re.compile(r"[ \t]*\([^()\n]{1,20}\)[ \t]*\Z")
+_QUESTION_AFTER_RE = re.compile(r"[\"”’'`*_)\]]*\?")
+#: A concession word right before a candidate ("B, though A is also possible").
+_THOUGH_BEFORE_RE = re.compile(r"[,;][ \t]*(?:though|although|but|while)[ \t]+[\"“‘'`*_(\[]*\Z", re.IGNORECASE)
+
+
+#: A phrase that is only initials ("J.", "I. J."): the end of an inverted citation ("Dean, J."), not a phrase alone.
+_INITIALS_ONLY_RE = re.compile(r"(?:[ \t]*(?-i:[A-Z])\.)+[ \t]*")
 
 
 _LIST_MARKER_RE = re.compile(r"[ \t]*(?:[-*•+]|\(?[0-9]{1,2}[.)]|\(?[a-h][.)]|\((?:i{1,3}|iv|vi{0,3})\))[ \t]+")
@@ -1596,6 +1652,10 @@ class Response:
             blank_start = clause_start
             for contrast in _CONTRAST.finditer(self, clause_start, phrase.start()):
                 blank_start = contrast.start()
+            # "A or B, I can't verify which", "A or B — I can't check": a comma or a dash before the refusal starts
+            # it, as a comma after it ends it ("I don't know exactly, A or B")
+            blank_start = max(blank_start, text.rfind(", ", blank_start, phrase.start()),
+                              *(text.rfind(dash, blank_start, phrase.start()) for dash in _CLAUSE_DASHES))
             after = _CONTRAST.search(self, phrase.end(), clause_end)
             blank_end = after.start() if after else clause_end
             comma = text.find(", ", phrase.end(), blank_end)  # "I don't know exactly, A or B": the comma ends it
@@ -1627,12 +1687,16 @@ class Response:
 _OFFER_CUE_BEFORE_RE = re.compile(
     r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
     r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:;\n]|\s[—–-]|^"
-    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)[\s\"“‘'`*_(\[]*$",
+    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)(?:\s*\b(?:either|one\s+of))?[\s\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
 #: After a candidate that opens a sentence: the sentence ends there (or goes on only with a guessing phrase).
 _ALONE_IN_SENTENCE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:[.!?;\n]|$|\s+or\s|,\s*(?:i\s+think|i\s+believe|maybe|perhaps"
                                    r"|probably|possibly|i\s+guess))", re.IGNORECASE)
+
+
+#: Dashes that set a clause off ("A or B — I can't check").
+_CLAUSE_DASHES: tuple[str, ...] = (" — ", " – ", " - ", "—")
 
 
 def offered_as_answer(text: str, start: int, end: int) -> bool:
@@ -1983,13 +2047,22 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
                     end = text.find("\n", end + 1)
             spans.append((hit.start(), len(text) if end < 0 else end))
         else:  # an account of an earlier answer: to its clause's end
-            stop = _ACCOUNT_END_RE.search(text, hit.end(), hit.end() + SENTENCE_REACH)
+            reach = min(len(text), hit.end() + SENTENCE_REACH)
+            stop = _ACCOUNT_END_RE.search(text, hit.end(), reach)
+            while stop is not None and _INITIAL_STOP_RE.match(text, stop.start() - 2) and (
+                    (word := _NEXT_WORD_AFTER_RE.match(text, stop.end())) is not None
+                    and name_like(word.group(1), frozenset())):  # "I previously said T. Mikolov": a name goes on
+                stop = _ACCOUNT_END_RE.search(text, stop.end(), reach)
             spans.append((hit.start(), stop.start() if stop else min(len(text), hit.end() + SENTENCE_REACH)))
     return spans
 
 
-#: Where an account of an earlier answer ends: a closing bracket, a sentence's end, a semicolon, a line break.
-_ACCOUNT_END_RE = re.compile(r"[)\];\n]|[.!?](?=\s|\Z)|\Z")
+#: Where an account of an earlier answer ends: a closing bracket, a sentence's end (not the full stop of "et al."
+#: nor of an initial a name follows: "I previously said T. Mikolov"), a semicolon, a line break.
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<!\bet\sal)[.!?](?=\s|\Z)|\Z")
+#: An initial's full stop (at offset 2 of the match) and the word after it.
+_INITIAL_STOP_RE = re.compile(r"[\s.,](?-i:[A-Z])\.")
+_NEXT_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
 
 
 def committed_part(r: Response) -> Response | None:
@@ -2587,7 +2660,8 @@ def author_pattern(paper: Paper, ambiguous: bool) -> re.Pattern[str]:
         rf"{surname},?\s+{given}",                              # He Kaiming, He, Kaiming
         rf"(?<![^\W_])(?-i:{initial})\.?{middle}\s*{surname}",  # K. He, K He
         rf"{surname},\s*(?-i:{initial})\.",                     # He, K.
-        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?-i:[a-z]))",  # He K (Vancouver)
+        # He K (Vancouver), not before a lower-case word other than a joiner or copula ("He K or Zhang X")
+        rf"{surname}\s+(?-i:{initial}[A-Z]{{0,2}})(?![^\W_]|\.?\s*(?!(?:or|and|nor|vs|is|was)\b)(?-i:[a-z]))",
         rf"{surname}\s+et\.?\s+al\b",                           # He et al.
         rf"^[\W_]*{surname}[\W_]*$",                            # the whole answer
     ]

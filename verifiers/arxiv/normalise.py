@@ -71,6 +71,8 @@ NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
     "neurips nips icml iclr cvpr "
     "acl emnlp pytorch tensorflow transformer transformers "
+    # the words opening another branch or alternative ("Otherwise, A": no name listed before A)
+    "otherwise alternatively else "
     # greetings and seasons' wishes ("Merry Christmas! I don't know.")
     "merry christmas xmas holidays holiday greetings cheers goodbye bye welcome congratulations".split())
 
