@@ -1,0 +1,148 @@
+"""Lines that offer no title or name although they are shaped like one (issue 17): service metadata (an HTTP
+status or error line, a request id or ticket line, a copyright line), a placeholder spelled out ("To Be
+Determined"), and a sentence of prose with a finite verb ending in a full stop ("Later revisions changed
+little.").  The arXiv grader reads a response made only of such lines as evasive (0.00), not as a wrong title.
+
+The rules are stated in the README's "Verifiers" section; each is a shape, not a list of the answers seen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.arxiv.matching import CAP_WORD, TITLE_RUN_RE, foreign_line, term_word, term_words
+
+#: Service metadata at the start of a sentence: an HTTP status ("HTTP 429", "HTTP/1.1 503"), an error or status
+#: code ("Error 503", "Status code: 500"), a status phrase after its code ("503 Service Unavailable"), a labelled
+#: identifier of a request or ticket ("Request ID:", "Trace-Id", "Ticket #2019", "Case no. 12"), a copyright
+#: notice ("©", "(c) 2023", "Copyright"); or "all rights reserved" anywhere.  Why: a server or a support desk
+#: writes these, they name no paper and no person.
+_METADATA_RE = re.compile(
+    r"^[\W_]*(?:http(?:/[0-9](?:\.[0-9])?)?\s+[1-5][0-9]{2}\b"
+    r"|(?:error|status)(?:\s+code)?\s*[:#]?\s*[1-5][0-9]{2}\b"
+    r"|[1-5][0-9]{2}\s+(?:too\s+many\s+requests|not\s+found|forbidden|unauthori[sz]ed|service\s+unavailable"
+    r"|internal\s+server\s+error|bad\s+(?:gateway|request)|gateway\s+time-?out|request\s+time-?out)\b"
+    r"|(?:request|trace|correlation|session|incident|reference|ticket|case|error)[\s_-]*(?:id|#|no\.|number)(?!\w)"
+    r"|ticket\s*#|©|\(c\)\s*(?:19|20)[0-9]{2}\b|copyright\b)"
+    r"|\ball\s+rights\s+reserved\b",
+    re.IGNORECASE)
+
+#: Placeholders spelled out (the README lists "TBD", "N/A" and "[TITLE]"; these are their words): a status, not
+#: a title.
+_PLACEHOLDER_PHRASES = frozenset((
+    "to be determined", "to be announced", "to be confirmed", "to be decided", "not available", "not applicable",
+    "untitled", "no title", "title unknown", "unknown title", "unknown", "none", "pending", "coming soon"))
+
+#: Finite verbs that titles do not use: past-tense and perfect auxiliaries and modals ("will follow up", "has
+#: been", "could not"); "is" and "are" are left out, titles use them ("Attention Is All You Need").
+_FINITE_VERBS = frozenset("was were has had have will would can could did does shall should must might may "
+                          "won't can't couldn't didn't doesn't wasn't weren't hasn't haven't".split())
+#: After a past participle: a preposition makes it a reduced clause of a title ("Networks trained on ImageNet"),
+#: not a finite verb.
+_AFTER_PARTICIPLE = frozenset("by on with for in from via using to into at as of under over".split())
+#: Before a word in "-ed": a determiner or preposition makes it an adjective ("the learned representations").
+_BEFORE_ADJECTIVE = frozenset("a an the of for with in on to from by via and or its their our this these".split())
+_WORD_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+#: A sentence's end: a full stop after a word of two or more letters ("little."), then closing marks only.
+_STOP_END_RE = re.compile(r"[^\W\d_]{2,}\.[\"”’'*_)\]]*\Z")
+
+
+def metadata_line(line: str) -> bool:
+    """Whether the sentence ``line`` is service metadata (``_METADATA_RE``): an HTTP status or error line ("HTTP 429 Too
+    Many Requests - please retry later."), a request id or ticket line ("Request ID: 2017-0612-ab91. ...",
+    "Ticket #2019 opened; ..."), or a copyright line ("© 2023 Example Corp. All rights reserved.")."""
+    return _METADATA_RE.search(line.strip()) is not None
+
+
+def placeholder_line(line: str) -> bool:
+    """Whether ``line`` (markup, quotes and a final stop aside) is a placeholder spelled out ("To Be
+    Determined", "Untitled", "Not available")."""
+    return line.strip(" \t*_\"'“”‘’`.!").lower() in _PLACEHOLDER_PHRASES
+
+
+def prose_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` is a sentence of prose: it ends with a full stop after a word, its words after the
+    first are lower case (sentence case: a title in title case with a stop still offers a title), and it holds a
+    finite verb that titles do not use: an auxiliary or modal (``_FINITE_VERBS``: "will", "was", "has") or a
+    word in "-ed" after a noun and not before a preposition ("Later revisions changed little.", "The upstream
+    service timed out."; not "Convolutional networks trained on ImageNet", a participle)."""
+    sentence = sentence.strip()
+    if _STOP_END_RE.search(sentence, max(0, len(sentence) - 40)) is None:  # the end only: linear time
+        return False
+    words = _WORD_RE.findall(sentence)
+    if len(words) < 2 or any(w[:1].isupper() and not w.isupper() for w in words[1:]):
+        return False
+    lowered = [w.lower().replace("’", "'") for w in words]
+    for i, w in enumerate(lowered):
+        if w in _FINITE_VERBS and i:
+            return True
+        if i and len(w) >= 5 and w.endswith("ed") and not w.endswith("eed") and "-" not in w and (
+                lowered[i - 1] not in _BEFORE_ADJECTIVE) and (i + 1 == len(lowered) or lowered[i + 1] not in
+                                                               _AFTER_PARTICIPLE):
+            return True
+    return False
+
+
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.;!?])\s+")
+
+
+def offers_nothing(text: str) -> bool:
+    """Whether every line of ``text`` (blank lines, code fences and "> " quote marks aside) is a placeholder
+    (:func:`placeholder_line`), in another language (:func:`verifiers.arxiv.matching.foreign_line`), a notice
+    opening with metadata, or made of sentences each metadata (:func:`metadata_line`) or prose
+    (:func:`prose_sentence`): such text offers no title and no name, it is evasive (0.00), not a wrong answer.
+    ``False`` for an empty text (the callers grade that already)."""
+    seen = False
+    for raw in text.splitlines():
+        line = raw.strip().lstrip(">").strip()
+        if not line or line.startswith(("```", "~~~")):
+            continue
+        seen = True
+        if placeholder_line(line) or foreign_line(line) or metadata_line(line):
+            continue  # a notice line goes on as a notice ("© 2024 Example Inc. Please retry later.")
+        if not all(metadata_line(s) or prose_sentence(s) for s in _SENTENCE_SPLIT_RE.split(line) if s.strip()):
+            return False
+    return seen
+
+
+#: Words of a title's phrase that a person's name, a place or an organisation never holds ("Going Deeper with
+#: Convolutions", "Neural Word Vectors for Everyone", "Attention Is All You Need"); "of", "at", "in" and "and"
+#: are left out ("Quoc Le of Google Brain", "Le and Mikolov" stay names).
+_TITLE_JOINERS = frozenset("for with via into to on the a an is are towards using without".split())
+
+
+def title_runs(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that read as a title, not as a name: a title-case run (``TITLE_RUN_RE``) of three
+    words or more that holds a title's joining word (``_TITLE_JOINERS``) and a word naming a thing (a plural
+    after two words, or a noun ending as a field's: :func:`verifiers.arxiv.matching.term_word`).  A
+    title given on an author task names no person.  With "of" as its only joining word the run needs a plural
+    of such a noun ("Distributed Representations of Sentences"; "Quoc Le of Northeastern University" names a
+    person)."""
+    found: list[tuple[int, int]] = []
+    for run in TITLE_RUN_RE.finditer(text):
+        if found and run.start() < found[-1][1]:
+            continue  # within the "and" continuation of the run before
+        words = _WORD_RE.findall(run.group())
+        if len(words) < 3:
+            continue
+        lowered = [w.lower() for w in words]
+        if not _TITLE_JOINERS.isdisjoint(lowered):
+            if any(term_word(w) or i >= 2 and term_words(words[i - 2:i + 1]) for i, w in enumerate(lowered)):
+                found.append((run.start(), _continued(text, run.end())))
+        elif "of" in lowered and any(w.endswith("s") and term_word(w) for w in lowered):
+            # "Distributed Representations of Sentences", not "Le of Google Brain"
+            found.append((run.start(), _continued(text, run.end())))
+    return found
+
+
+#: A title's words joined on after "and" or a comma ("... of Sentences and Documents").
+_AND_MORE_RE = re.compile(rf"(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+){CAP_WORD}(?:[ \t]+{CAP_WORD})*")
+
+
+def _continued(text: str, end: int) -> int:
+    """``end``, or the end of title words joined on right after it by "and" or a comma."""
+    more = _AND_MORE_RE.match(text, end)
+    return more.end() if more is not None else end
+
+
+__all__ = ["metadata_line", "offers_nothing", "placeholder_line", "prose_sentence", "title_runs"]
