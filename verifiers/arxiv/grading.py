@@ -91,7 +91,7 @@ from verifiers.arxiv.matching import (
     year_of,
 )
 from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
-from verifiers.arxiv.offers import offers_nothing, title_runs
+from verifiers.arxiv.offers import offers_nothing, only_titles
 from verifiers.arxiv.papers import GIVEN_NAME_FORMS, PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
@@ -1485,19 +1485,12 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"
     names = name_tokens(text, exclude, 1, counts=r.counts)
-    if names and not retracted_any and (offers_nothing(text) or _only_in_titles(text, exclude, r)):
+    if names and not retracted_any and (offers_nothing(text) or only_titles(text)):
         names = []  # "© 2023 Example Corp.", "Going Deeper with Convolutions": no person named
     if not names and not retracted_any:
         return no_answer(f"first author {name}", "a name", r, hint)
     why = "" if names else f" ({last} only negated or not as first author)"
     return 0.0, 1.0, f"expected first author {name} (last name {last}){hint}, response said {quote(r.raw)}{why}"
-
-
-def _only_in_titles(text: str, exclude: frozenset[str], r: Response) -> bool:
-    """Whether every name :func:`verifiers.arxiv.matching.name_tokens` finds in ``text`` lies in a title
-    (:func:`verifiers.arxiv.offers.title_runs`: "Going Deeper with Convolutions" given as the author)."""
-    runs = title_runs(text)
-    return bool(runs) and not name_tokens(blank(text, runs), exclude, 1, counts=r.counts)
 
 
 def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response) -> Verdict:

@@ -111,38 +111,48 @@ def offers_nothing(text: str) -> bool:
 _TITLE_JOINERS = frozenset("for with via into to on the a an is are towards using without".split())
 
 
-def title_runs(text: str) -> list[tuple[int, int]]:
-    """The spans of ``text`` that read as a title, not as a name: a title-case run (``TITLE_RUN_RE``) of three
-    words or more that holds a title's joining word (``_TITLE_JOINERS``) and a word naming a thing (a plural
-    after two words, or a noun ending as a field's: :func:`verifiers.arxiv.matching.term_word`).  A
-    title given on an author task names no person.  With "of" as its only joining word the run needs a plural
-    of such a noun ("Distributed Representations of Sentences"; "Quoc Le of Northeastern University" names a
-    person)."""
-    found: list[tuple[int, int]] = []
-    for run in TITLE_RUN_RE.finditer(text):
-        if found and run.start() < found[-1][1]:
-            continue  # within the "and" continuation of the run before
-        words = _WORD_RE.findall(run.group())
-        if len(words) < 3:
+def _title_run(words: list[str]) -> bool:
+    """Whether the words of a title-case run read as a title, not as a name: three or more, with a title's
+    joining word (``_TITLE_JOINERS``) and a word naming a thing (a noun ending as a field's,
+    :func:`verifiers.arxiv.matching.term_word`, or a plural after two words), or with "of" and a plural of such
+    a noun ("Distributed Representations of Sentences"; "Quoc Le of Northeastern University" names a person)."""
+    if len(words) < 3:
+        return False
+    lowered = [w.lower() for w in words]
+    if not _TITLE_JOINERS.isdisjoint(lowered):
+        return any(term_word(w) or i >= 2 and term_words(words[i - 2:i + 1]) for i, w in enumerate(lowered))
+    return "of" in lowered and any(w.endswith("s") and term_word(w) for w in lowered)
+
+
+#: Title words joined on after "and" ("... of Sentences and Documents"), ending in a noun of a thing.
+_AND_MORE_RE = re.compile(rf"[ \t]+and[ \t]+{CAP_WORD}(?:[ \t]+{CAP_WORD})*")
+
+
+def only_titles(text: str) -> bool:
+    """Whether ``text`` offers titles and nothing else that could name a person: every line holding a capital
+    letter is title-case runs that read as titles (:func:`_title_run`: "Going Deeper with Convolutions",
+    "\"Attention Is All You Need\", or maybe \"Self-Attention Networks for Translation\"") with only lower-case
+    words, quotes, markup and list markers around them.  A title given on an author task names no one; a name
+    beside it ("Attention Is All You Need, Vaswani et al.", a line "Omar Khattab") still does."""
+    seen = False
+    for line in text.splitlines():
+        if not any(c.isupper() for c in line):
             continue
-        lowered = [w.lower() for w in words]
-        if not _TITLE_JOINERS.isdisjoint(lowered):
-            if any(term_word(w) or i >= 2 and term_words(words[i - 2:i + 1]) for i, w in enumerate(lowered)):
-                found.append((run.start(), _continued(text, run.end())))
-        elif "of" in lowered and any(w.endswith("s") and term_word(w) for w in lowered):
-            # "Distributed Representations of Sentences", not "Le of Google Brain"
-            found.append((run.start(), _continued(text, run.end())))
-    return found
+        rest, at = [], 0
+        for run in TITLE_RUN_RE.finditer(line):
+            if not _title_run(_WORD_RE.findall(run.group())):
+                return False
+            end = run.end()
+            more = _AND_MORE_RE.match(line, end)
+            if more is not None and term_word(more.group().split()[-1].lower()):
+                end = more.end()
+            rest.append(line[at:run.start()])
+            at = end
+        rest.append(line[at:])
+        if any(c.isupper() for piece in rest for c in piece):
+            return False
+        seen = True
+    return seen
 
 
-#: A title's words joined on after "and" or a comma ("... of Sentences and Documents").
-_AND_MORE_RE = re.compile(rf"(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+){CAP_WORD}(?:[ \t]+{CAP_WORD})*")
-
-
-def _continued(text: str, end: int) -> int:
-    """``end``, or the end of title words joined on right after it by "and" or a comma."""
-    more = _AND_MORE_RE.match(text, end)
-    return more.end() if more is not None else end
-
-
-__all__ = ["metadata_line", "offers_nothing", "placeholder_line", "prose_sentence", "title_runs"]
+__all__ = ["metadata_line", "offers_nothing", "only_titles", "placeholder_line", "prose_sentence"]
