@@ -116,3 +116,65 @@ def test_a_wrong_title_is_wrong_in_any_wrapper(wrapper: str, title: str) -> None
 @pytest.mark.parametrize("wrapper", WRAPPERS)
 def test_the_right_title_is_right_in_any_wrapper(wrapper: str) -> None:
     assert grade("1406.2661/title", wrapper.format(T="Generative Adversarial Networks")).composite == 1.0, wrapper
+
+
+# ------------------------------------------------------------- a near miss of the title offered beside it
+
+def near_miss(title: str, pick: int, word: str) -> str:
+    """``title`` with one of its longer words replaced by ``word``: a made-up title one word away."""
+    words = title.split()
+    long_words = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha()]
+    at = long_words[pick % len(long_words)]
+    words[at] = word
+    return " ".join(words)
+
+
+HEDGES = ("{A}, though it might be {B}", "{A}, if not {B}", "One of: {A}, {B}", "Best guess: {B}. Second guess: {A}",
+          "- {A}\n- {B}", "{A}, though possibly {B}", '{{"title": "{A}", "alternative": "{B}"}}',
+          '{{"title": "{A}", "alternatives": ["{B}"]}}', "Option 1: {A}\nOption 2: {B}")
+
+
+@given(paper=st.sampled_from([p for p in PAPERS if any(len(w) > 4 and w.isalpha() for w in p.title.split())]),
+       pick=st.integers(0, 5), word=st.sampled_from(["Gadgets", "Embeddings", "Classification", "Nets"]),
+       form=st.sampled_from(HEDGES))
+@settings(max_examples=150, deadline=None)
+def test_the_title_with_a_near_miss_beside_it_hedges(paper: object, pick: int, word: str, form: str) -> None:
+    """The right title offered with a title one word away, in any template of candidates, is hedged (0.75), as
+    with another paper's title; the near miss alone is wrong."""
+    other = near_miss(paper.title, pick, word)
+    if other.lower() == paper.title.lower():
+        return
+    task_id = f"{paper.arxiv_id}/title"
+    assert grade(task_id, form.format(A=paper.title, B=other)).composite == 0.75, form
+    assert grade(task_id, other).composite < 0.75
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    # a lead-in line, then the title on its own line
+    ("Based on my knowledge, the exact title is:\n\nGenerative Adversarial Networks", 1.0),
+    ("The title of the paper is\n\n**Generative Adversarial Networks**", 1.0),
+    # the title, then its author line
+    ("Generative Adversarial Networks\nIan J. Goodfellow, Jean Pouget-Abadie, Mehdi Mirza", 1.0),
+    ("Generative Adversarial Networks\nIan Goodfellow, Jean Pouget-Abadie and Mehdi Mirza", 1.0),
+    # guillemets after a refusal clause, as other quotes
+    ("I can't browse arXiv, but it's «Generative Adversarial Networks».", 1.0),
+    ("I can't browse arXiv, but it's «Conditional Generative Adversarial Nets».", 0.5),
+    # negations and corrections grade the title committed to
+    ("Not Generative Adversarial Networks, it is Generative Adversarial Nets", 0.5),
+    ("Generative Adversarial Nets? No - Generative Adversarial Networks", 1.0),
+    ("My first instinct is Generative Adversarial Networks ... Final answer: Generative Adversarial Nets", 0.5),
+    ("Final answer: Attention Is All You Need\n\n(Note: Generative Adversarial Networks is a common confusion)", 0.5),
+    # a candidate label with no title after it offers none
+    ("Best guess: Generative Adversarial Networks. Second guess: none.", 1.0),
+    ('{"title": "Generative Adversarial Networks", "alternatives": []}', 1.0),
+])
+def test_title_layout_examples(output: str, composite: float) -> None:
+    assert grade("1406.2661/title", output).composite == composite, output
+
+
+def test_bibtex_braces_outside_a_field_are_normalisation() -> None:
+    title = "Image is Worth 16x16 Words: Transformers for Image Recognition at Scale"
+    assert grade("2010.11929/title", "{An} " + title).composite == 1.0
+    assert grade("2010.11929/title", "An {Image} is Worth 16x16 Words: {Transformers} for Image Recognition at "
+                                     "Scale").composite == 1.0
+    assert grade("2010.11929/title", "{title}").composite == 0.0  # a placeholder keeps its braces

@@ -695,17 +695,20 @@ _GAP_BEFORE_HINT_RE = re.compile(r"(?:[;|/&?,:]|\b(?:and|or|nor|vs\.?|versus|may
 #: label.  Its value runs to the closing quote (a quoted value) or to the sentence's or line's end.
 _CANDIDATE_LABEL_RE = re.compile(
     r"(?:^|(?<=[\n.;!?{,]))[ \t*_#>-]*[\"']?((?:[\w-]+[ \t]+){0,3}?(?:guess|option|alternative|candidate"
-    r"|choice|possibility|backup|runner[ -]up)(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*[:=：–—-]"
-    r"[ \t*_]*", re.IGNORECASE)
-_KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibility",
-                                        "backup", "runner")
+    r"|choice|possibilit(?:y|ie)|backup|runner[ -]up|one[ \t]+of|either[ \t]+of)(s?)"
+    r"(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*[:=：–—-][ \t*_]*", re.IGNORECASE)
+#: Between the items of a label naming several candidates ("Options: A; B", "One of: A, B", "A or B").
+_ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
+_KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
+                                        "backup", "runner", "one of", "either of")
 _VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
 
 
 def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
     """Whether a label or key naming a candidate (``_CANDIDATE_LABEL_RE``: "Best guess: B", "Second guess: B",
-    "Option 2: B", {"title": "A", "alternative": "B"}) holds a value that offers another title (``offered``)
-    and none of the title's ``committed`` spans: the right title offered with another candidate hedges, as the
+    "Option 2: B", {"title": "A", "alternative": "B"}, {"alternatives": ["B"]}; a plural label or "one of"
+    lists several: "One of: A, B") holds a value that offers another title (``offered``) and overlaps none of
+    the title's ``committed`` spans: the right title offered with another candidate hedges, as the
     README's hedging rule says, whether the other title is a known paper's or a near miss of this one's."""
     lower = r.lower
     if not any(k in lower for k in _KEYS_OF_CANDIDATES):
@@ -713,6 +716,13 @@ def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Call
     text = r.text
     for label in _CANDIDATE_LABEL_RE.finditer(text):
         start = label.end()
+        if text.startswith("[", start):  # {"alternatives": ["B", "C"]}: each element is a value
+            close = text.find("]", start, start + 3000)
+            for element in _JSON_STRING_RE.finditer(text, start, close if close > 0 else start):
+                es, ee = element.span(1)
+                if not any(es <= cs < ee for cs, _ in committed) and offered(element.group(1)) and r.counts(es, ee):
+                    return True
+            continue
         if start < len(text) and text[start] in "\"“'‘":
             close = {"\"": "\"", "“": "”", "'": "'", "‘": "’"}[text[start]]
             end = text.find(close, start + 1, start + 400)
@@ -720,11 +730,15 @@ def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Call
         else:
             end = _VALUE_END_RE.search(text, start, start + 400)
             end = end.start() if end is not None else min(len(text), start + 400)
-        if end <= start or any(start <= cs < end for cs, _ in committed):
+        if end <= start:
             continue
-        value = text[start:end]
-        if offered(value) and r.counts(start, end):
-            return True
+        several = label.group(2) or label.group(1).lower().endswith("of")  # "Options:", "One of:": a list
+        cuts = [start] + [c for m in _ITEM_SEPARATOR_RE.finditer(text, start, end) for c in m.span()] + [end] \
+            if several else [start, end]
+        for lo, hi in zip(cuts[::2], cuts[1::2], strict=True):
+            if hi > lo and not any(lo < ce and cs < hi for cs, ce in committed) and offered(text[lo:hi]) and (
+                    r.counts(lo, hi)):
+                return True
     return False
 
 

@@ -546,6 +546,7 @@ JOIN_AFTER_RE = re.compile(
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
     r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
+    r"|(?:but|though|although)\s+(?:maybe|perhaps|possibly)\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
     r"(?:also|instead)\s+be)\b:?(?=\s*[\"“‘'`*_(\[]*(?-i:[A-Z0-9])))"
