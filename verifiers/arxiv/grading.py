@@ -78,7 +78,6 @@ from verifiers.arxiv.matching import (
     may_be_listed,
     name_like,
     name_tokens,
-    offered_as_answer,
     position_label,
     remark_line,
     retracted,
@@ -921,14 +920,14 @@ def _title_shaped_line(r: Response) -> tuple[int, int] | None:
     content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
     if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):
         return None
-    start, end = found
-    if not r.counts(start, end) or r.may_refuse() and r.refuses() and not offered_as_answer(text, start, end):
+    start, end, cued = found
+    if not r.counts(start, end) or r.may_refuse() and r.refuses() and not cued:
         return None
     return start, end
 
 
-#: A wrapper line around an answer: a code fence, or an XML tag alone on its line.
-_WRAPPER_LINE_RE = re.compile(r"[ \t]*(?:```|~~~|</?[A-Za-z][\w-]{0,20}>[ \t]*\Z)")
+#: A wrapper line around an answer: a code fence (with its language tag), or an XML tag alone on its line.
+_WRAPPER_LINE_RE = re.compile(r"[ \t]*(?:(?:```|~~~)[\w+-]{0,20}|</?[A-Za-z][\w-]{0,20}>)[ \t]*\Z")
 #: Tags and quote marks at an answer line's ends ("<answer>A</answer>", "> A", "「A」", "«A»").
 _ANSWER_EDGE = " \t\"“”'‘’`*_«»「」『』>"
 _TAG_AT_START_RE = re.compile(r"(?:[ \t>]*<[A-Za-z][\w-]{0,20}>)+")
@@ -943,13 +942,13 @@ _CUE_IN_LINE_RE = re.compile(r"(?:\bbut|,)[ \t]+(?:(?:it|the\s+title)(?:['’]s|
                              r"|i\s+think(?:\s+it['’]s)?|i\s+believe(?:\s+it['’]s)?)[ \t]+", re.IGNORECASE)
 
 
-def _answer_line(r: Response) -> tuple[int, int] | None:
+def _answer_line(r: Response) -> tuple[int, int, bool] | None:
     """The span of the one line of a response that may be its answer, wrappers aside, or ``None`` when it has
     more than one such line: code fence lines and tag lines are dropped, a blockquote mark, tags and quote marks
     at the line's ends stripped ("```\nA\n```", "> A", "<answer>A</answer>", "**A**"), a corner-bracket quote
     taken from a sentence of another language ("論文のタイトルは「A」です。"), and, after a refusal, the text after
     the last answer cue ("I can't browse arXiv, but it's A."), its final stop dropped.  The grade of a line does
-    not depend on what wraps it."""
+    not depend on what wraps it.  ``(start, end, cued)``: ``cued`` when a refusal's answer cue was found."""
     text, line = r.text, None
     at = 0
     for raw in text.split("\n"):
@@ -970,19 +969,20 @@ def _answer_line(r: Response) -> tuple[int, int] | None:
     label = _ANSWER_LABEL_RE.match(text, lo, hi)  # "<answer>A</answer>" reads as "answer: A"
     lo = label.end() if label else lo
     corner = _CORNER_QUOTE_RE.search(text, lo, hi)
+    cued = False
     if corner is not None:
         lo, hi = corner.span(1)
     elif r.may_refuse() and r.refuses():
         cues = list(_CUE_IN_LINE_RE.finditer(text, lo, hi))
         if cues:
-            lo = cues[-1].end()
+            lo, cued = cues[-1].end(), True
             while hi > lo and text[hi - 1] in _ANSWER_EDGE + ".":
                 hi -= 1
     while lo < hi and text[lo] in _ANSWER_EDGE:
         lo += 1
     while hi > lo and text[hi - 1] in _ANSWER_EDGE:
         hi -= 1
-    return (lo, hi) if lo < hi else None
+    return (lo, hi, cued) if lo < hi else None
 
 
 def _no_title(title: str, r: Response) -> Verdict:

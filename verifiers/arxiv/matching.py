@@ -1058,8 +1058,8 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     author:" on a title task, "Title:" on an author task: :func:`label_field`) disqualifies it, and so does an
     item that reads as prose (:func:`prose_line`).  A row of a table (``| label | value |``) is a record's field
     too: its first cell is the label when it names a field or a position; a header or rule row offers nothing
-    (:func:`table_row`).  A lead-in ending in a colon or an unfinished copula (``_LEAD_IN_END_RE``) offers
-    nothing."""
+    (:func:`table_row`).  A lead-in ending in a colon or an unfinished copula (``_LEAD_IN_END_RE``) offers no
+    title."""
     item = text[span[0]:span[1]]
     if item.lstrip().startswith("|"):
         row = table_row(item)
@@ -1078,13 +1078,15 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     label = _LABEL_RE.match(item)
     if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
-    if _LEAD_IN_END_RE.search(item):  # "Based on my knowledge, the exact title is:": it introduces the answer
-        return False
+    if kind == "title" and _LEAD_IN_END_RE.search(item) and any(
+            len(w) > 1 and w.islower() and w not in NON_CONTENT_WORDS for w in _WORD_RE.findall(item)):
+        return False  # "Based on my knowledge, the exact title is:" introduces the answer ("OMAR KHATTAB:" names)
     return not prose_line(item) and offered(_strip_item(item))
 
 
 #: The end of a lead-in line: a colon, or a copula or naming verb still waiting for what it names ("the exact
-#: title is", "It is called").  Such a line introduces the item after it and offers none itself.
+#: title is", "It is called").  Such a line, with a lower-case content word (a sentence, not a name or a title
+#: before a colon), introduces the item after it and offers none itself.
 _LEAD_IN_END_RE = re.compile(r"(?:[:：]|(?<![^\W_])(?:is|was|are|titled|called|named|reads|follows))[\s*_]*\Z",
                              re.IGNORECASE)
 

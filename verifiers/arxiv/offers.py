@@ -15,15 +15,15 @@ from verifiers.arxiv.matching import CAP_WORD, TITLE_RUN_RE, foreign_line, term_
 #: Service metadata at the start of a sentence: an HTTP status ("HTTP 429", "HTTP/1.1 503"), an error or status
 #: code ("Error 503", "Status code: 500"), a status phrase after its code ("503 Service Unavailable"), a labelled
 #: identifier of a request or ticket ("Request ID:", "Trace-Id", "Ticket #2019", "Case no. 12"), a copyright
-#: notice ("©", "(c) 2023", "Copyright"); or "all rights reserved" anywhere.  Why: a server or a support desk
-#: writes these, they name no paper and no person.
+#: notice ("©", "(c) 2023", "Copyright"), a rate limit ("Rate limited"); or "all rights reserved" anywhere.
+#: Why: a server or a support desk writes these, they name no paper and no person.
 _METADATA_RE = re.compile(
     r"^[\W_]*(?:http(?:/[0-9](?:\.[0-9])?)?\s+[1-5][0-9]{2}\b"
     r"|(?:error|status)(?:\s+code)?\s*[:#]?\s*[1-5][0-9]{2}\b"
     r"|[1-5][0-9]{2}\s+(?:too\s+many\s+requests|not\s+found|forbidden|unauthori[sz]ed|service\s+unavailable"
     r"|internal\s+server\s+error|bad\s+(?:gateway|request)|gateway\s+time-?out|request\s+time-?out)\b"
     r"|(?:request|trace|correlation|session|incident|reference|ticket|case|error)[\s_-]*(?:id|#|no\.|number)(?!\w)"
-    r"|ticket\s*#|©|\(c\)\s*(?:19|20)[0-9]{2}\b|copyright\b)"
+    r"|ticket\s*#|©|\(c\)\s*(?:19|20)[0-9]{2}\b|copyright\b|rate[\s-]limit(?:ed|\s+exceeded)\b)"
     r"|\ball\s+rights\s+reserved\b",
     re.IGNORECASE)
 
@@ -84,6 +84,7 @@ def prose_sentence(sentence: str) -> bool:
 
 
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.;!?])\s+")
+_TAG_RE = re.compile(r"</?[A-Za-z][\w-]{0,20}(?:\s[^<>\n]{0,200})?>?")
 
 
 def offers_nothing(text: str) -> bool:
@@ -97,6 +98,10 @@ def offers_nothing(text: str) -> bool:
         line = raw.strip().lstrip(">").strip()
         if not line or line.startswith(("```", "~~~")):
             continue
+        if "<" in line:  # markup tags ("<html>Rate limited</html>") are no words of the line
+            line = _TAG_RE.sub(" ", line).strip()
+            if not line:
+                continue
         seen = True
         if placeholder_line(line) or foreign_line(line) or metadata_line(line):
             continue  # a notice line goes on as a notice ("© 2024 Example Inc. Please retry later.")
