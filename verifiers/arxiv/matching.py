@@ -1079,14 +1079,14 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
     if kind == "title" and _LEAD_IN_END_RE.search(item) and any(
-            len(w) > 1 and w.islower() and w not in NON_CONTENT_WORDS for w in _WORD_RE.findall(item)):
+            len(w) > 2 and w.islower() for w in _WORD_RE.findall(item)):
         return False  # "Based on my knowledge, the exact title is:" introduces the answer ("OMAR KHATTAB:" names)
     return not prose_line(item) and offered(_strip_item(item))
 
 
 #: The end of a lead-in line: a colon, or a copula or naming verb still waiting for what it names ("the exact
-#: title is", "It is called").  Such a line, with a lower-case content word (a sentence, not a name or a title
-#: before a colon), introduces the item after it and offers none itself.
+#: title is", "It is called").  Such a line, with a lower-case word of three letters or more (a sentence, not a
+#: name or a title before a colon), introduces the item after it and offers none itself.
 _LEAD_IN_END_RE = re.compile(r"(?:[:：]|(?<![^\W_])(?:is|was|are|titled|called|named|reads|follows))[\s*_]*\Z",
                              re.IGNORECASE)
 
