@@ -133,6 +133,27 @@ def _title_run(words: list[str]) -> bool:
 _AND_MORE_RE = re.compile(rf"[ \t]+and[ \t]+{CAP_WORD}(?:[ \t]+{CAP_WORD})*")
 
 
+#: A separator inside a title-case run: a colon or a dash ("Pipelines: Noam Shazeer", "Models - ZHIHONG SHAO").
+_RUN_SEPARATOR_RE = re.compile(r"\s*[:–—-]+\s+|\s+[:–—-]+\s*")
+_ET_AL_RE = re.compile(r"[ \t,]*et\.?[ \t]+al\b")
+_FUNCTION_LIKE = _TITLE_JOINERS | frozenset("of in at and or from by".split())
+
+
+def _name_at_end(line: str, run: re.Match[str]) -> bool:
+    """Whether the title-case ``run`` of ``line`` ends in a person's name rather than a title's words: "et al."
+    right after it, or its part after the last colon or dash is two to four capitalised words, none a joining
+    word or a noun of a thing ("Models: Noam Shazeer", "Pipelines - ZHIHONG SHAO"; not "Models: A Survey", "A:
+    PyTorch Edition")."""
+    if _ET_AL_RE.match(line, run.end()):
+        return True
+    parts = _RUN_SEPARATOR_RE.split(run.group())
+    if len(parts) < 2:
+        return False
+    words = _WORD_RE.findall(parts[-1])
+    return 2 <= len(words) <= 4 and not any(w.lower() in _FUNCTION_LIKE or term_word(w.lower()) or (
+        w.lower().endswith("s") and len(w) > 3) for w in words)
+
+
 def only_titles(text: str) -> bool:
     """Whether ``text`` offers titles and nothing else that could name a person: every line holding a capital
     letter is title-case runs that read as titles (:func:`_title_run`: "Going Deeper with Convolutions",
@@ -145,7 +166,7 @@ def only_titles(text: str) -> bool:
             continue
         rest, at = [], 0
         for run in TITLE_RUN_RE.finditer(line):
-            if not _title_run(_WORD_RE.findall(run.group())):
+            if not _title_run(_WORD_RE.findall(run.group())) or _name_at_end(line, run):
                 return False
             end = run.end()
             more = _AND_MORE_RE.match(line, end)
