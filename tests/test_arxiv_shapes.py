@@ -72,6 +72,10 @@ def test_a_title_given_as_the_author_names_no_one(output: str) -> None:
     # a wrong person stays wrong, with an organisation or a place beside the name
     ("Quoc Le", 0.5), ("Quoc Le of Google Brain", 0.5), ("Ronald Williams at Northeastern University", 0.5),
     ("Quoc Le with Ilya Sutskever", 0.5),
+    # a name beside a title still names someone
+    ("Going Deeper with Convolutions - Christian Szegedy", 0.5),
+    ("Attention Is All You Need, Vaswani et al., 2017", 0.5),
+    ("Attention Is All You Need\nAshish Vaswani", 0.5), ("Sequence to Sequence Learning: Ilya Sutskever", 0.5),
 ])
 def test_author_shapes(output: str, composite: float) -> None:
     assert grade("1301.3781/author", output).composite == composite, output
