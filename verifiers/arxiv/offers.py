@@ -65,10 +65,13 @@ def prose_sentence(sentence: str) -> bool:
     first are lower case (sentence case: a title in title case with a stop still offers a title), and it holds a
     finite verb that titles do not use: an auxiliary or modal (``_FINITE_VERBS``: "will", "was", "has") or a
     word in "-ed" after a noun and not before a preposition ("Later revisions changed little.", "The upstream
-    service timed out."; not "Convolutional networks trained on ImageNet", a participle)."""
+    service timed out."; not "Convolutional networks trained on ImageNet", a participle); a request opening
+    with "Please" is prose too ("Please retry later.")."""
     sentence = sentence.strip()
     if _STOP_END_RE.search(sentence, max(0, len(sentence) - 40)) is None:  # the end only: linear time
         return False
+    if sentence[:7].lower() in ("please ", "kindly "):  # a request ("Please retry later."): prose, no title
+        return True
     words = _WORD_RE.findall(sentence)
     if len(words) < 2 or any(w[:1].isupper() and not w.isupper() for w in words[1:]):
         return False
@@ -89,8 +92,8 @@ _TAG_RE = re.compile(r"</?[A-Za-z][\w-]{0,20}(?:\s[^<>\n]{0,200})?>?")
 
 def offers_nothing(text: str) -> bool:
     """Whether every line of ``text`` (blank lines, code fences and "> " quote marks aside) is a placeholder
-    (:func:`placeholder_line`), in another language (:func:`verifiers.arxiv.matching.foreign_line`), a notice
-    opening with metadata, or made of sentences each metadata (:func:`metadata_line`) or prose
+    (:func:`placeholder_line`), in another language (:func:`verifiers.arxiv.matching.foreign_line`), or made of
+    sentences each metadata (:func:`metadata_line`) or prose
     (:func:`prose_sentence`): such text offers no title and no name, it is evasive (0.00), not a wrong answer.
     ``False`` for an empty text (the callers grade that already)."""
     seen = False
@@ -103,8 +106,8 @@ def offers_nothing(text: str) -> bool:
             if not line:
                 continue
         seen = True
-        if placeholder_line(line) or foreign_line(line) or metadata_line(line):
-            continue  # a notice line goes on as a notice ("© 2024 Example Inc. Please retry later.")
+        if placeholder_line(line) or foreign_line(line):
+            continue
         if not all(metadata_line(s) or prose_sentence(s) for s in _SENTENCE_SPLIT_RE.split(line) if s.strip()):
             return False
     return seen
