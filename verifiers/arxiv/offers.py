@@ -144,15 +144,18 @@ _FUNCTION_LIKE = _TITLE_JOINERS | frozenset("of in at and or from by".split())
 
 def _name_at_end(line: str, run: re.Match[str]) -> bool:
     """Whether the title-case ``run`` of ``line`` ends in a person's name rather than a title's words: "et al."
-    right after it, or its part after the last colon or dash is two to four capitalised words, none a joining
-    word or a noun of a thing ("Models: Noam Shazeer", "Pipelines - ZHIHONG SHAO"; not "Models: A Survey", "A:
-    PyTorch Edition")."""
+    right after it, or a part of it between colons or dashes is shaped as a name (:func:`_name_shaped`:
+    "Models: Noam Shazeer", "JONATHAN HO - Learning ..."; not "Models: A Survey", "A: PyTorch Edition")."""
     if _ET_AL_RE.match(line, run.end()):
         return True
     parts = _RUN_SEPARATOR_RE.split(run.group())
-    if len(parts) < 2:
-        return False
-    words = _WORD_RE.findall(parts[-1])
+    return len(parts) >= 2 and any(_name_shaped(_WORD_RE.findall(part)) for part in parts)
+
+
+def _name_shaped(words: list[str]) -> bool:
+    """Whether ``words`` (a part of a title-case run between colons or dashes) may be a person's name: two to
+    four words, none a joining word, a noun of a thing or a plural ("Noam Shazeer", "JONATHAN HO"; not "A
+    Survey", "PyTorch Edition", "Large Language Models")."""
     return 2 <= len(words) <= 4 and not any(w.lower() in _FUNCTION_LIKE or term_word(w.lower()) or (
         w.lower().endswith("s") and len(w) > 3) for w in words)
 
