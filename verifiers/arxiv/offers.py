@@ -20,8 +20,8 @@ from verifiers.arxiv.matching import CAP_WORD, TITLE_RUN_RE, foreign_line, term_
 _METADATA_RE = re.compile(
     r"^[\W_]*(?:http(?:/[0-9](?:\.[0-9])?)?\s+[1-5][0-9]{2}\b"
     r"|(?:error|status)(?:\s+code)?\s*[:#]?\s*[1-5][0-9]{2}\b"
-    r"|[1-5][0-9]{2}\s+(?:too\s+many\s+requests|not\s+found|forbidden|unauthori[sz]ed|service\s+unavailable"
-    r"|internal\s+server\s+error|bad\s+(?:gateway|request)|gateway\s+time-?out|request\s+time-?out)\b"
+    r"|[1-5][0-9]{2}\s+(?:[a-z]+\s+){0,3}(?:requests|found|forbidden|unauthori[sz]ed|unavailable|error|gateway"
+    r"|request|time-?out|conflict|gone|moved|redirect)\b"
     r"|(?:request|trace|correlation|session|incident|reference|ticket|case|error)[\s_-]*(?:id|#|no\.|number)(?!\w)"
     r"|ticket\s*#|©|\(c\)\s*(?:19|20)[0-9]{2}\b|copyright\b|rate[\s-]limit(?:ed|\s+exceeded)\b)"
     r"|\ball\s+rights\s+reserved\b",
@@ -31,7 +31,8 @@ _METADATA_RE = re.compile(
 #: a title.
 _PLACEHOLDER_PHRASES = frozenset((
     "to be determined", "to be announced", "to be confirmed", "to be decided", "not available", "not applicable",
-    "untitled", "no title", "title unknown", "unknown title", "unknown", "none", "pending", "coming soon"))
+    "untitled", "no title", "title unknown", "unknown title", "unknown", "none", "pending", "coming soon", "tba",
+    "tbd", "tbc", "n/a", "na"))
 
 #: Finite verbs that titles do not use: past-tense and perfect auxiliaries and modals ("will follow up", "has
 #: been", "could not"); "is" and "are" are left out, titles use them ("Attention Is All You Need").
@@ -54,10 +55,18 @@ def metadata_line(line: str) -> bool:
     return _METADATA_RE.search(line.strip()) is not None
 
 
+#: A status in place of a value: "pending", "unknown", "withheld", "not available", after an optional field name
+#: and before at most two more words ("Title pending review.", "Author unknown").
+_STATUS_RE = re.compile(r"(?:(?:title|author|name|answer|paper)\s+)?(?:pending|unknown|unavailable|withheld|redacted"
+                        r"|not\s+(?:available|known|found|provided))(?:\s+[a-z]+){0,2}", re.IGNORECASE)
+
+
 def placeholder_line(line: str) -> bool:
     """Whether ``line`` (markup, quotes and a final stop aside) is a placeholder spelled out ("To Be
-    Determined", "Untitled", "Not available")."""
-    return line.strip(" \t*_\"'“”‘’`.!").lower() in _PLACEHOLDER_PHRASES
+    Determined", "Untitled", "TBA") or a status in place of a value (``_STATUS_RE``: "Title pending
+    review.")."""
+    bare = line.strip(" \t*_\"'“”‘’`.!")
+    return bare.lower() in _PLACEHOLDER_PHRASES or _STATUS_RE.fullmatch(bare) is not None
 
 
 def prose_sentence(sentence: str) -> bool:
