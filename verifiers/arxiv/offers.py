@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from verifiers.arxiv.matching import CAP_WORD, TITLE_RUN_RE, foreign_line, term_word, term_words
+from verifiers.arxiv.normalise import FUNCTION_WORDS
+from verifiers.arxiv.papers import PAPERS
 
 #: Service metadata at the start of a sentence: an HTTP status ("HTTP 429", "HTTP/1.1 503"), an error or status
 #: code ("Error 503", "Status code: 500"), a status phrase after its code ("503 Service Unavailable"), a labelled
@@ -169,12 +171,23 @@ def _name_shaped(words: list[str]) -> bool:
         w.lower().endswith("s") and len(w) > 3) for w in words)
 
 
+#: The known papers' first-author surnames of three letters or more that are no English function word
+#: ("Vaswani", "Brown"; not "He"), capitalised or in capitals: such a word is a name wherever it stands.
+_KNOWN_SURNAME_RE = re.compile(r"(?<![^\W_])(?:" + "|".join(sorted(
+    {re.escape(f) for p in PAPERS if len(p.last_name) >= 3 and p.last_name.lower() not in FUNCTION_WORDS
+     for f in (p.last_name, p.last_name.upper())})) + r")(?![^\W_])")
+
+
 def only_titles(text: str) -> bool:
     """Whether ``text`` offers titles and nothing else that could name a person: every line holding a capital
     letter is title-case runs that read as titles (:func:`_title_run`: "Going Deeper with Convolutions",
     "\"Attention Is All You Need\", or maybe \"Self-Attention Networks for Translation\"") with only lower-case
-    words, quotes, markup and list markers around them.  A title given on an author task names no one; a name
-    beside it ("Attention Is All You Need, Vaswani et al.", a line "Omar Khattab") still does."""
+    words, quotes, markup and list markers around them, and no known first author's surname
+    (``_KNOWN_SURNAME_RE``) anywhere.  A title given on an author task names no one; a name beside it
+    ("Attention Is All You Need, Vaswani et al.", a line "Omar Khattab", "Vaswani - Language Models ...")
+    still does."""
+    if _KNOWN_SURNAME_RE.search(text):  # "Vaswani - Language Models are ...": a known author's surname names
+        return False
     seen = False
     for line in text.splitlines():
         if not any(c.isupper() for c in line):
