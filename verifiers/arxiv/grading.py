@@ -86,11 +86,13 @@ from verifiers.arxiv.matching import (
     sentence_span,
     spans_dehyphenated,
     superseded,
+    term_word,
     title_like,
     title_spans,
     year_of,
 )
 from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
+from verifiers.arxiv.offers import offers_nothing, only_titles
 from verifiers.arxiv.papers import GIVEN_NAME_FORMS, PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
@@ -644,6 +646,12 @@ _LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibi
 _ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by", "from ")
 _REFERENCE_NAMES_RE = re.compile(r"[\W_]*(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t]+(?-i:[A-Z])")
 _MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
+#: A person's full name: two to four capitalised words or initials ("Tomas Mikolov", "Jean Pouget-Abadie").
+_FULL_NAME = r"(?-i:[A-Z])[^\W\d_]*\.?(?:[ \t]+(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*\.?){1,3}"
+#: An author line: two or more full names joined by commas, "and" or "&" and nothing else (a title's list
+#: elements are single words or hold lower-case words: "Deep, Wide and Narrow Networks").
+_AUTHOR_LINE_RE = re.compile(rf"[\W_]*{_FULL_NAME}(?:[ \t]*(?:,|&|\band\b)[ \t]*(?:and[ \t]+)?{_FULL_NAME})+"
+                             r"[\W_]*\Z")
 
 
 def _reads_as_title(phrase: str) -> bool:
@@ -664,13 +672,14 @@ _MINOR_TITLE_WORDS = frozenset("a an the of in on at to for with via into over u
 def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
-    al.", "Diederik P. Kingma, Jimmy Ba")."""
+    al.", "Diederik P. Kingma, Jimmy Ba", an author line ``_AUTHOR_LINE_RE``: "Tomas Mikolov, Kai Chen")."""
     if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith(("www.", "@")):  # a link, a
         return False  # BibTeX entry's key line ("@article{vaswani2017attention,"): no title
     if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
         return False
-    if _REFERENCE_NAMES_RE.match(phrase):  # "Vaswani, Ashish and Shazeer, Noam": a reference's author list
-        return False
+    if _REFERENCE_NAMES_RE.match(phrase) or _AUTHOR_LINE_RE.match(phrase) and not any(  # "Vaswani, Ashish and
+            term_word(w.lower()) for w in _WORDS_RE.findall(phrase)):  # Shazeer, Noam", "Tomas Mikolov, Kai Chen":
+        return False  # an author list (a noun of a thing, "Representations", makes it a title's)
     return "." not in phrase or _MIDDLE_INITIAL_RE.search(phrase) is None
 
 
@@ -680,6 +689,58 @@ _GAP_AFTER_HINT_RE = re.compile(r"[\s\"“”‘’'`*_«»()\[\]]*(?:[;|/&?,]|(
                                 r"|\n[ \t*_]*[^\W\d_][\w ]{0,24}:)")
 _GAP_BEFORE_HINT_RE = re.compile(r"(?:[;|/&?,:]|\b(?:and|or|nor|vs\.?|versus|maybe|perhaps|possibly|also))"
                                  r"[\s\"“”‘’'`*_«»()\[\]]*\Z")
+
+
+#: A label or key naming one candidate among several ("Best guess:", "Second guess:", "Option 2:", "Alternative
+#: title:", {"alternative": ...}, "Backup -"), at a line's or a sentence's start or as a JSON key; group 1 the
+#: label.  Its value runs to the closing quote (a quoted value) or to the sentence's or line's end.
+_CANDIDATE_LABEL_RE = re.compile(
+    r"(?:^|(?<=[\n.;!?{,]))[ \t*_#>-]*[\"']?((?:[\w-]+[ \t]+){0,3}?(?:guess|option|alternative|candidate"
+    r"|choice|possibilit(?:y|ie)|backup|runner[ -]up|one[ \t]+of|either[ \t]+of)(s?)"
+    r"(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*[:=：–—-][ \t*_]*", re.IGNORECASE)
+#: Between the items of a label naming several candidates ("Options: A; B", "One of: A, B", "A or B").
+_ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
+_KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
+                                        "backup", "runner", "one of", "either of")
+_VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
+
+
+def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether a label or key naming a candidate (``_CANDIDATE_LABEL_RE``: "Best guess: B", "Second guess: B",
+    "Option 2: B", {"title": "A", "alternative": "B"}, {"alternatives": ["B"]}; a plural label or "one of"
+    lists several: "One of: A, B") holds a value that offers another title (``offered``) and overlaps none of
+    the title's ``committed`` spans: the right title offered with another candidate hedges, as the
+    README's hedging rule says, whether the other title is a known paper's or a near miss of this one's."""
+    lower = r.lower
+    if not any(k in lower for k in _KEYS_OF_CANDIDATES):
+        return False
+    text = r.text
+    for label in _CANDIDATE_LABEL_RE.finditer(text):
+        start = label.end()
+        if text.startswith("[", start):  # {"alternatives": ["B", "C"]}: each element is a value
+            close = text.find("]", start, start + 3000)
+            for element in _JSON_STRING_RE.finditer(text, start, close if close > 0 else start):
+                es, ee = element.span(1)
+                if not any(es <= cs < ee for cs, _ in committed) and offered(element.group(1)) and r.counts(es, ee):
+                    return True
+            continue
+        if start < len(text) and text[start] in "\"“'‘":
+            close = {"\"": "\"", "“": "”", "'": "'", "‘": "’"}[text[start]]
+            end = text.find(close, start + 1, start + 400)
+            start += 1
+        else:
+            end = _VALUE_END_RE.search(text, start, start + 400)
+            end = end.start() if end is not None else min(len(text), start + 400)
+        if end <= start:
+            continue
+        several = label.group(2) or label.group(1).lower().endswith("of")  # "Options:", "One of:": a list
+        cuts = [start] + [c for m in _ITEM_SEPARATOR_RE.finditer(text, start, end) for c in m.span()] + [end] \
+            if several else [start, end]
+        for lo, hi in zip(cuts[::2], cuts[1::2], strict=True):
+            if hi > lo and not any(lo < ce and cs < hi for cs, ce in committed) and offered(text[lo:hi]) and (
+                    r.counts(lo, hi)):
+                return True
+    return False
 
 
 def _may_be_side_by_side(r: Response, committed: list[tuple[int, int]]) -> bool:
@@ -772,7 +833,7 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
         if rivals or _listed_rival(r, committed, _title_offer, "title") or _option_rival(r, committed) or (
-                _may_be_side_by_side(r, committed) and
+                _labelled_rival(r, committed, _title_offer)) or (_may_be_side_by_side(r, committed) and
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -810,8 +871,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extra and share >= PARTIAL_TITLE_MIN_SHARE:
         return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
-    if _unquoted_remark(r):  # "Somebody at Google wrote it, I believe": its title-case run is no title
-        return no_answer(f"title '{title}'", "a title", r)
+    if _unquoted_remark(r) or offers_nothing(r.text):  # "Somebody at Google wrote it, I believe", "HTTP 429
+        return no_answer(f"title '{title}'", "a title", r)  # Too Many Requests": its title-case run is no title
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
 
 
@@ -840,12 +901,16 @@ def _unquoted_remark(r: Response) -> bool:
     not another title ("Somebody at Google wrote it"; "It's Going Deeper with Convolutions" and a quoted title
     in a remark still offer one)."""
     stripped = r.text.strip()
-    if "\n" in stripped or any(q in stripped for q in "\"“”«»`*") or not remark_line(stripped):
+    if "\n" in stripped or any(q in stripped for q in "\"“”‘«»「`*") or not remark_line(stripped):
+        return False
+    if "'" in stripped and _SINGLE_QUOTED_RE.search(stripped):  # "... but it's 'A'.": a quoted title
         return False
     caps = [w[0].isupper() for w in _LINE_WORD_RE.findall(stripped)[1:]]
     return not any(a and b for a, b in zip(caps, caps[1:], strict=False))
 
 
+#: A phrase in straight single quotes (an apostrophe has a letter on both sides: "can't" opens none).
+_SINGLE_QUOTED_RE = re.compile(r"(?<![^\W_])'[^'\n]{3,}'(?![^\W_])")
 #: Words that make a line a sentence addressed to someone, not a title: first and second person.
 _PERSON_WORDS = frozenset("i i'm i've i'd i'll me my mine we we're we've us our you you're your yours".split())
 #: Words that open a sentence about the paper, not a title ("It was published in 2014", "There is no such paper").
@@ -860,10 +925,13 @@ def _title_shaped_line(r: Response) -> tuple[int, int] | None:
     digit first, no "?" or "!" at its end, no sentence opener first (``_LINE_OPENERS``: "It", "This", "There"),
     no first- or second-person word, and at least two content words, no fewer than its filler, question and
     lookup words (``DISCOURSE_WORDS``: "Great question, let me check" is no title); not refused, negated or
-    echoed (:meth:`Response.counts`)."""
+    echoed (:meth:`Response.counts`).  The line is read without its wrappers (:func:`_answer_line`)."""
     text = r.text
-    stripped = text.strip().strip("\"“”'‘’`*_«»")
-    if not stripped or "\n" in stripped or stripped[-1] in "?!" or not (stripped[0].isupper() or stripped[0].isdigit()):
+    found = _answer_line(r)
+    if found is None:
+        return None
+    stripped = text[found[0]:found[1]]
+    if not stripped or stripped[-1] in "?!" or not (stripped[0].isupper() or stripped[0].isdigit()):
         return None
     words = [w.lower() for w in _LINE_WORD_RE.findall(stripped)]
     if not 2 <= len(words) <= 20 or words[0] in _LINE_OPENERS or not _PERSON_WORDS.isdisjoint(words):
@@ -873,17 +941,75 @@ def _title_shaped_line(r: Response) -> tuple[int, int] | None:
     content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
     if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):
         return None
-    start = text.index(stripped)
-    end = start + len(stripped)
-    if not r.counts(start, end) or r.may_refuse() and r.refuses():
+    start, end, cued = found
+    if not r.counts(start, end) or r.may_refuse() and r.refuses() and not cued:
         return None
     return start, end
+
+
+#: A wrapper line around an answer: a code fence (with its language tag), or an XML tag alone on its line.
+_WRAPPER_LINE_RE = re.compile(r"[ \t]*(?:(?:```|~~~)[\w+-]{0,20}|</?[A-Za-z][\w-]{0,20}>)[ \t]*\Z")
+#: Tags and quote marks at an answer line's ends ("<answer>A</answer>", "> A", "「A」", "«A»").
+_ANSWER_EDGE = " \t\"“”'‘’`*_«»「」『』>"
+_TAG_AT_START_RE = re.compile(r"(?:[ \t>]*<[A-Za-z][\w-]{0,20}>)+")
+_TAG_AT_END_RE = re.compile(r"(?:</[A-Za-z][\w-]{0,20}>[ \t]*)+\Z")
+#: A label of the answer at a line's start ("answer: A", "Title - A").
+_ANSWER_LABEL_RE = re.compile(r"[ \t*_>]*(?:final[ \t]+)?(?:answer|title|paper[ \t]+title)[ \t*_]*[:：–—-][ \t]*",
+                              re.IGNORECASE)
+#: A corner-bracket quote (Japanese) holding the answer inside a sentence of another language.
+_CORNER_QUOTE_RE = re.compile(r"[「『]([^」』\n]{2,300})[」』]")
+#: The last answer cue after a refusal clause ("I can't browse arXiv, but it's A.", "... but maybe A").
+_CUE_IN_LINE_RE = re.compile(r"(?:\bbut|,)[ \t]+(?:(?:it|the\s+title)(?:['’]s|\s+is|\s+was)|maybe|perhaps|probably"
+                             r"|i\s+think(?:\s+it['’]s)?|i\s+believe(?:\s+it['’]s)?)[ \t]+", re.IGNORECASE)
+
+
+def _answer_line(r: Response) -> tuple[int, int, bool] | None:
+    """The span of the one line of a response that may be its answer, wrappers aside, or ``None`` when it has
+    more than one such line: code fence lines and tag lines are dropped, a blockquote mark, tags and quote marks
+    at the line's ends stripped ("```\nA\n```", "> A", "<answer>A</answer>", "**A**"), a corner-bracket quote
+    taken from a sentence of another language ("論文のタイトルは「A」です。"), and, after a refusal, the text after
+    the last answer cue ("I can't browse arXiv, but it's A."), its final stop dropped.  The grade of a line does
+    not depend on what wraps it.  ``(start, end, cued)``: ``cued`` when a refusal's answer cue was found."""
+    text, line = r.text, None
+    at = 0
+    for raw in text.split("\n"):
+        lo, hi = at, at + len(raw)
+        at = hi + 1
+        if not raw.strip() or _WRAPPER_LINE_RE.match(raw):
+            continue
+        if line is not None:
+            return None
+        line = (lo, hi)
+    if line is None:
+        return None
+    lo, hi = line
+    tag = _TAG_AT_START_RE.match(text, lo, hi)
+    lo = tag.end() if tag else lo
+    tag = _TAG_AT_END_RE.search(text, lo, hi)
+    hi = tag.start() if tag else hi
+    label = _ANSWER_LABEL_RE.match(text, lo, hi)  # "<answer>A</answer>" reads as "answer: A"
+    lo = label.end() if label else lo
+    corner = _CORNER_QUOTE_RE.search(text, lo, hi)
+    cued = False
+    if corner is not None:
+        lo, hi = corner.span(1)
+    elif r.may_refuse() and r.refuses():
+        cues = list(_CUE_IN_LINE_RE.finditer(text, lo, hi))
+        if cues:
+            lo, cued = cues[-1].end(), True
+            while hi > lo and text[hi - 1] in _ANSWER_EDGE + ".":
+                hi -= 1
+    while lo < hi and text[lo] in _ANSWER_EDGE:
+        lo += 1
+    while hi > lo and text[hi - 1] in _ANSWER_EDGE:
+        hi -= 1
+    return (lo, hi, cued) if lo < hi else None
 
 
 def _no_title(title: str, r: Response) -> Verdict:
     """The verdict on a response without the title or a fragment of it: a title-shaped line
     (:func:`_title_shaped_line`) is another title, confidently wrong; anything else offers no title (evasive)."""
-    if _title_shaped_line(r) is not None:
+    if _title_shaped_line(r) is not None and not offers_nothing(r.text):
         return 0.0, 1.0, f"expected title '{title}', response gave another title: {quote(r.raw)}"
     return no_answer(f"title '{title}'", "a title", r)
 
@@ -1457,6 +1583,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"
     names = name_tokens(text, exclude, 1, counts=r.counts)
+    if names and not retracted_any and (offers_nothing(text) or only_titles(text)):
+        names = []  # "© 2023 Example Corp.", "Going Deeper with Convolutions": no person named
     if not names and not retracted_any:
         return no_answer(f"first author {name}", "a name", r, hint)
     why = "" if names else f" ({last} only negated or not as first author)"

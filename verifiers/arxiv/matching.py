@@ -550,6 +550,7 @@ JOIN_AFTER_RE = re.compile(
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
     r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
+    r"|(?:but|though|although)\s+(?:maybe|perhaps|possibly)\b"
     r"|[.;,]?\s*(?:i[’']?m\s+not\s+(?:fully\s+|entirely\s+|completely\s+)?(?:sure|certain)\s*[,;:—–-]?\s*)?"
     r"(?:another\s+(?:possibility|option|candidate)\s+(?:is|would\s+be)|(?:it\s+)?(?:might|may|could)\s+"
     r"(?:also|instead)\s+be)\b:?(?=\s*[\"“‘'`*_(\[]*(?-i:[A-Z0-9])))"
@@ -715,7 +716,8 @@ _CONTRACTION_ENDS = ("'re", "’re", "'ve", "’ve", "'ll", "’ll", "'m", "’m
 _FOREIGN_WORDS = frozenset("lo los las el una eso esto esta puedo siento lamento je ne pas cette suis peux désolé "
                            "désolée connais nous vous ich nicht mir kann leider das und ist ein wir eine kein keine "
                            "über ayudar sono posso dispiace non questo questa conosco não desculpe uma com "
-                           "você".split())
+                           "você en este momento acceder tengo del por para que les des une est der zu auf "
+                           "che es tut leid habe keinen".split())
 
 
 def remark_line(line: str) -> bool:
@@ -754,8 +756,17 @@ def remark_line(line: str) -> bool:
         return True
     if not _REMARK_WORDS.isdisjoint(lowered[1:]) or lowered[-1] in _PROSE_LAST_WORDS:
         return True
+    return foreign_line(line, lowered)
+
+
+def foreign_line(line: str, lowered: list[str] | None = None) -> bool:
+    """Whether ``line`` is not English: no letter of a Latin alphabet at all, or two or more words, at least a
+    third of them, that are function words of Spanish, French, German, Italian or Portuguese (``lowered``: its
+    words in lower case, when the caller has them)."""
     if not any(c.isalpha() and c < "\u0250" for c in line):  # no letter of a Latin alphabet (to Latin Extended-B)
         return True
+    if lowered is None:
+        lowered = [w.lower() for w in _WORD_RE.findall(line)]
     foreign = sum(w in _FOREIGN_WORDS for w in lowered)
     return foreign >= 2 and 3 * foreign >= len(lowered)
 
@@ -1103,7 +1114,8 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     author:" on a title task, "Title:" on an author task: :func:`label_field`) disqualifies it, and so does an
     item that reads as prose (:func:`prose_line`).  A row of a table (``| label | value |``) is a record's field
     too: its first cell is the label when it names a field or a position; a header or rule row offers nothing
-    (:func:`table_row`)."""
+    (:func:`table_row`).  A lead-in ending in a colon or an unfinished copula (``_LEAD_IN_END_RE``) offers no
+    title."""
     item = text[span[0]:span[1]]
     if item.lstrip().startswith("|"):
         row = table_row(item)
@@ -1122,7 +1134,17 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     label = _LABEL_RE.match(item)
     if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
+    if kind == "title" and _LEAD_IN_END_RE.search(item) and any(
+            len(w) > 2 and w.islower() for w in _WORD_RE.findall(item)):
+        return False  # "Based on my knowledge, the exact title is:" introduces the answer ("OMAR KHATTAB:" names)
     return not prose_line(item) and offered(_strip_item(item))
+
+
+#: The end of a lead-in line: a colon, or a copula or naming verb still waiting for what it names ("the exact
+#: title is", "It is called").  Such a line, with a lower-case word of three letters or more (a sentence, not a
+#: name or a title before a colon), introduces the item after it and offers none itself.
+_LEAD_IN_END_RE = re.compile(r"(?:[:：]|(?<![^\W_])(?:is|was|are|titled|called|named|reads|follows))[\s*_]*\Z",
+                             re.IGNORECASE)
 
 
 #: Words of a table's header row ("| Field | Value |", "| Position | Author |"): a row of only these (and of
@@ -1454,6 +1476,9 @@ def _term_word(word: str) -> bool:
     return word in _TERM_HEADS or any(word.endswith(suffix) and len(word) >= least for suffix, least in _TERM_SUFFIXES)
 
 
+term_word = _term_word  # public name, for the title-run rule of offers.py
+
+
 def term_words(words: list[str]) -> bool:
     """Whether ``words`` (two or more, any case) make a term by the rules of :func:`term_run`: the last names a
     field, method or thing by its ending, or is a plural after two words or more, or is the acronym of the
@@ -1530,8 +1555,9 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         if 0 < len(words) <= 4 and all(w.isalpha() for w in words) and any(len(w) > 1 for w in words) and (
                 all(w.islower() for w in words) or all(w[0].isupper() for w in words)) and not (
                 {w.lower() for w in words} & (NON_NAME_WORDS | exclude)) and not (
-                counts is not None and REFUSAL_RE.search(text)) and not term_words(words):  # "Keine Ahnung": a
-            names = words  # refusal; "Computer Vision": a field
+                counts is not None and REFUSAL_RE.search(text)) and not term_words(words) and not any(
+                len(w) >= 3 and w[-1] == "s" and w[:-1].isupper() for w in words):  # "Keine Ahnung": a refusal;
+            names = words  # "Computer Vision": a field; "LLMs": an acronym's plural
     return names
 
 
@@ -1687,12 +1713,13 @@ class Response:
 _OFFER_CUE_BEFORE_RE = re.compile(
     r"(?:\b(?:is|was|be|it[’']s|that[’']?s|called|titled|named|by|guess|think|believe|suspect|maybe|perhaps"
     r"|probably|possibly|likely|answer|but|though|although|however|yet|or)|[:;\n]|\s[—–-]|^"
-    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)(?:\s*\b(?:either|one\s+of))?[\s\"“‘'`*_(\[]*$",
+    r"|\b(?:know|sure|certain|recall|remember|say|tell)\b[^,.;:\n]{0,20},)(?:\s*\b(?:either|one\s+of))?"
+    r"[\s\"“‘'`*_(\[«‹„「『]*$",
     re.IGNORECASE,
 )
 #: After a candidate that opens a sentence: the sentence ends there (or goes on only with a guessing phrase).
-_ALONE_IN_SENTENCE_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:[.!?;\n]|$|\s+or\s|,\s*(?:i\s+think|i\s+believe|maybe|perhaps"
-                                   r"|probably|possibly|i\s+guess))", re.IGNORECASE)
+_ALONE_IN_SENTENCE_RE = re.compile(r"[\s\"”’'`*_)\]»›“」』]*(?:[.!?;\n]|$|\s+or\s|,\s*(?:i\s+think|i\s+believe|maybe"
+                                   r"|perhaps|probably|possibly|i\s+guess))", re.IGNORECASE)
 
 
 #: Dashes that set a clause off ("A or B — I can't check").
@@ -1707,7 +1734,7 @@ def offered_as_answer(text: str, start: int, end: int) -> bool:
     Brain"), and offers no answer."""
     if _OFFER_CUE_BEFORE_RE.search(text, max(0, start - 30), start) is not None:
         return True
-    head = text[max(0, start - 4):start].rstrip(" \"“‘'`*_([")
+    head = text[max(0, start - 4):start].rstrip(" \"“‘'`*_([«‹„「『")
     return (not head or head[-1] in ".!?") and _ALONE_IN_SENTENCE_RE.match(text, end) is not None
 
 

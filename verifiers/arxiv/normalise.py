@@ -68,7 +68,8 @@ NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "january february march april june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday "
     "ticket request reference error session trace incident case code cut-off cutoff update updated "
-    "google brain openai deepmind meta microsoft facebook nvidia labs inc stanford berkeley mit "
+    "google brain openai deepmind meta microsoft facebook nvidia labs inc corp corporation ltd llc gmbh plc "
+    "stanford berkeley mit "
     "neurips nips icml iclr cvpr "
     "acl emnlp pytorch tensorflow transformer transformers "
     # the words opening another branch or alternative ("Otherwise, A": no name listed before A)
@@ -125,13 +126,25 @@ _BIBTEX_FIELD_RE = re.compile(r"\w[ \t]*=[ \t]*\{")
 _PROTECTED_WORD_RE = re.compile(r"(?<=[{\s])\{([^\s{}]{1,60})\}")
 
 
+#: Outside a BibTeX field, a protective brace pair around one capitalised word that has lower-case letters
+#: (BibTeX's way of keeping a capital: "{An} Image is Worth ...") next to another word on its line.  A
+#: placeholder ("{title}", "{TITLE}") is lower-case or all capitals, so it stays.
+_PROTECTED_IN_TEXT_RE = re.compile(
+    r"(?<![^\s{(\"“'])\{((?-i:[A-Z])[^\W\d_]*(?-i:[a-z])[^\s{}]{0,58})\}(?=[ \t:,]*[^\W_])"
+    r"|(?<=[^\W_][ \t])\{((?-i:[A-Z])[^\W\d_]*(?-i:[a-z])[^\s{}]{0,58})\}")
+
+
 def unbrace_bibtex(text: str) -> str:
     """``text`` with BibTeX's protective braces around single words read away when it holds a BibTeX field
     (``title={{Adam:} {A} {Method} for {Stochastic} {Optimization}}`` -> ``title={Adam: A Method for Stochastic
     Optimization}``): BibTeX uses them to keep capitals, they are no part of the title.  A placeholder right
-    after the field's ``=`` ("title={TITLE}") is left as it is.  Cheap without a brace."""
-    if "{" not in text or "=" not in text or _BIBTEX_FIELD_RE.search(text) is None:
+    after the field's ``=`` ("title={TITLE}") is left as it is.  Outside a field, a braced capitalised word
+    with lower-case letters beside another word is read away too (``_PROTECTED_IN_TEXT_RE``: "{An} Image is
+    Worth ...").  Cheap without a brace."""
+    if "{" not in text:
         return text
+    if "=" not in text or _BIBTEX_FIELD_RE.search(text) is None:
+        return _PROTECTED_IN_TEXT_RE.sub(lambda m: m.group(1) or m.group(2), text) if "}" in text else text
     return _PROTECTED_WORD_RE.sub(r"\1", text)
 
 
