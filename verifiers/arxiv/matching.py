@@ -393,7 +393,9 @@ class KeyHits:
         return self._found
 
     def __bool__(self) -> bool:
-        return bool(self._mine())
+        # A KeyHits holding any occurrence is built only for a group one of whose keys occurs (KeyTable.scan), so
+        # whether the table found anything tells it, without filtering the occurrences by group.
+        return bool(self._all)
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -1965,12 +1967,20 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
 _ACCOUNT_END_RE = re.compile(r"[)\];\n]|[.!?](?=\s|\Z)|\Z")
 
 
+def _fewer_than_two_gaps(text: str) -> bool:
+    """``text.count(" ") + text.count("\n") < 2``, stopping at the second gap (a long answer has one at once)."""
+    space = text.find(" ")
+    if space >= 0 and text.find(" ", space + 1) >= 0:
+        return False
+    return text.count(" ") + text.count("\n") < 2
+
+
 def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
     part offers no answer (see :func:`verifiers.arxiv.grading.grade_committed`)."""
     text = r.text
-    if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
+    if _fewer_than_two_gaps(text):  # a retraction or a concession takes a few words: not "A B"
         return None
     retract, concede = r.hits(_KEYS)[2:4]
     if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None:
@@ -2251,7 +2261,8 @@ def one_item_per_line(text: str) -> str:
     <title>B</title>" reads "title: A" then "title: B") and the values of a JSON array under a key of one
     answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
     several candidates so laid out are hedging."""
-    if text.count(")") >= 2 or "2. " in text or ":" in text and _has_option_word(text):
+    # two ")" (found from the first, not counted over the whole text), a "2. " or an option word
+    if text.find(")", text.find(")") + 1) >= 0 or "2. " in text or ":" in text and _has_option_word(text):
         marks = _inline_marks(text)
         if len({(m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower() for m in marks}) >= 2:
             chars = list(text)
