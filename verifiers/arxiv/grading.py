@@ -1624,7 +1624,9 @@ def _conditional_branches(r: Response) -> list[tuple[int, int]]:
     follow-up, B", "If P, A; otherwise B"); ``[]`` for fewer than two branches.  What precedes the first "if" is
     no branch, so "A. If you want more, see B" has none."""
     lower, at = r.lower, []
-    if "if " not in lower or "otherwise" not in lower and "else" not in lower and lower.count("if ") < 2:
+    # (a second "if " found after the first, not counted over the whole text: "if " cannot overlap itself)
+    if "if " not in lower or "otherwise" not in lower and "else" not in lower and (
+            lower.find("if ", lower.find("if ") + 1) < 0):
         return []
     for word in _BRANCH_WORDS:
         i = lower.find(word)

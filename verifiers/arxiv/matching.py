@@ -397,7 +397,9 @@ class KeyHits:
         return self._found
 
     def __bool__(self) -> bool:
-        return bool(self._mine())
+        # A KeyHits holding any occurrence is built only for a group one of whose keys occurs (KeyTable.scan), so
+        # whether the table found anything tells it, without filtering the occurrences by group.
+        return bool(self._all)
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -2092,12 +2094,20 @@ _INITIAL_STOP_RE = re.compile(r"[\s.,](?-i:[A-Z])\.")
 _NEXT_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
 
 
+def _fewer_than_two_gaps(text: str) -> bool:
+    """``text.count(" ") + text.count("\n") < 2``, stopping at the second gap (a long answer has one at once)."""
+    space = text.find(" ")
+    if space >= 0 and text.find(" ", space + 1) >= 0:
+        return False
+    return text.count(" ") + text.count("\n") < 2
+
+
 def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
     part offers no answer (see :func:`verifiers.arxiv.grading.grade_committed`)."""
     text = r.text
-    if text.count(" ") + text.count("\n") < 2:  # a retraction or a concession takes a few words: not "A B"
+    if _fewer_than_two_gaps(text):  # a retraction or a concession takes a few words: not "A B"
         return None
     retract, concede = r.hits(_KEYS)[2:4]
     if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None:
@@ -2269,13 +2279,35 @@ def _placeholder_keys(lower: str) -> tuple[bool, bool]:
     return names, masks
 
 
-def placeholder_spans(text: str, lower: str) -> list[tuple[int, int]]:
+#: The response keys (``_KEYS``'s groups, first, so that their key indexes are ``_KEYS``'s) and the placeholder keys
+#: (a name's, a mask's) in one automaton: :func:`prepare` reads an ASCII text once for both, instead of a pass for
+#: the placeholders and another for the rules.
+_PREPARE_KEYS = KeyTable(*_KEYS.groups, _PLACEHOLDER_NAME_KEYS, _MASK_KEYS)
+_N_KEY_GROUPS = len(_KEYS.groups)
+#: The indexes (in ``_PREPARE_KEYS``) of the name keys that count only at a word's end ("doe", "roe").
+_WORD_END_NAME_KEYS = frozenset(i for i, k in enumerate(_PREPARE_KEYS._keys) if k in _PLACEHOLDER_NAME_KEYS[:2])
+
+
+def _placeholder_flags(hits: tuple[KeyHits, ...], lower: str) -> tuple[bool, bool]:
+    """``_placeholder_keys(lower)`` read from ``_PREPARE_KEYS.scan(lower)`` (``hits``, of an ASCII ``lower``)."""
+    n, names = len(lower), False
+    for k, _, end in hits[_N_KEY_GROUPS]._mine():
+        if k not in _WORD_END_NAME_KEYS or end == n or not lower[end].isalpha():
+            names = True
+            break
+    return names, bool(hits[_N_KEY_GROUPS + 1])
+
+
+def placeholder_spans(text: str, lower: str, keys: tuple[bool, bool] | None = None) -> list[tuple[int, int]]:
     """Spans of template placeholders, which offer no answer: a bracketed span of placeholder words ("[TITLE]",
     "<author>", "{first_author}", "[Insert title here]"), a masked value ("XXXX.XXXXX", "20XX", "YYMM.NNNNN",
     "???") or a name-shaped placeholder (``_PLACEHOLDER_NAME_RE``: "John Doe", "Firstname Lastname",
-    "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names."""
+    "Anonymous").  Substring tests first: most responses hold neither brackets nor masks nor such names.
+    ``keys``: ``_placeholder_keys(lower)`` when the caller has read it (ASCII ``lower`` only)."""
     spans: list[tuple[int, int]] = []
-    if lower.isascii():
+    if keys is not None:
+        names, masks = keys
+    elif lower.isascii():
         names, masks = _placeholder_keys(lower)
     else:
         names = _may_hold_placeholder_name(lower)
@@ -2351,12 +2383,13 @@ def _inline_marks(text: str) -> list[re.Match[str]]:
         if m is not None:
             found.setdefault(dot.start() - 1, m)
     lower = text.lower()
-    if lower.isascii() and len(lower) == len(text):  # every option word's every start: one automaton pass
-        for _, i, _ in _OPTION_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
-            if not i or text[i - 1].isspace():
-                m = match(text, i)
-                if m is not None:
-                    found.setdefault(i, m)
+    if lower.isascii() and len(lower) == len(text):  # every option word's every start: one automaton pass,
+        if _has_option_word(lower):  # after a test of their tails (a few C scans; most texts hold none)
+            for _, i, _ in _OPTION_AC.find_matches_as_indexes(lower.encode(), overlapping=True):
+                if not i or text[i - 1].isspace():
+                    m = match(text, i)
+                    if m is not None:
+                        found.setdefault(i, m)
     elif len(lower) == len(text):
         for word in _OPTION_WORDS:
             i = lower.find(word)
@@ -2378,7 +2411,8 @@ def one_item_per_line(text: str) -> str:
     <title>B</title>" reads "title: A" then "title: B") and the values of a JSON array under a key of one
     answer ("title", "first_author", "answer", "year", "id").  The list rules then read them as items, so
     several candidates so laid out are hedging."""
-    if text.count(")") >= 2 or "2. " in text or ":" in text and _has_option_word(text):
+    # two ")" (found from the first, not counted over the whole text), a "2. " or an option word
+    if text.find(")", text.find(")") + 1) >= 0 or "2. " in text or ":" in text and _has_option_word(text):
         marks = _inline_marks(text)
         if len({(m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower() for m in marks}) >= 2:
             chars = list(text)
@@ -2448,12 +2482,21 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     for echo in echoes:
         if echo.key in lower:  # the usual case is no echo: skip the call
             spans += echo.spans(text, lower)
-    # name-shaped placeholders ("John Doe") are plain text: their own cheap test
-    placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
+    if lower.isascii():  # the placeholder keys and the rules' keys (``_KEYS``) in one pass
+        hits = _PREPARE_KEYS.scan(lower)
+        keys = _placeholder_flags(hits, lower)
+        # name-shaped placeholders ("John Doe") are plain text: their own cheap test
+        placeholders = [] if plain and not keys[0] else placeholder_spans(text, lower, keys)
+    else:
+        hits = None
+        placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
     if placeholders or spans:
         text = blank(text, spans + placeholders)
-        lower = text.lower()
-    return Response(text, raw, bool(spans), truncated, lower)
+        return Response(text, raw, bool(spans), truncated, text.lower())
+    response = Response(text, raw, False, truncated, lower)
+    if hits is not None:  # the text scanned is the response's: its rules read these hits
+        response._hits = {_KEYS: hits[:_N_KEY_GROUPS]}
+    return response
 
 
 def blank(text: str, spans: list[tuple[int, int]]) -> str:
