@@ -254,3 +254,46 @@ def test_a_rejected_candidate_is_not_the_answer(paper: object, other: object, ve
 ])
 def test_rejection_and_guess_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness
+
+
+# ------------------------------------------------- an answer given up: an account of it, a label, struck text
+
+#: Forms that give up ``{w}`` and answer ``{r}`` (issue 17, pass 9): an account of an earlier belief or a
+#: retraction before the given-up candidate, a correction after it, a "wrong"/"right" line label, struck text.
+GIVEN_UP = [
+    "I used to believe {w}, but these days I am sure it is {r}.",
+    "I withdraw {w}; the answer is {r}.",
+    "Incorrect: {w}\nCorrect: {r}",
+    "<del>{w}</del> {r}",
+    "<strike>{w}</strike> → {r}",
+    "{r}. ({w} was my initial answer.)",
+    "First I checked {w}. That does not fit.\nThen {r}.",
+    "Answering {w} would be wrong; {r}.",
+    "Earlier I wrote {w}; it is actually {r}.",
+    "{r} (correction - not {w})",
+]
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), form=st.sampled_from(GIVEN_UP),
+       kind=st.sampled_from(["id", "year", "title"]))
+@settings(max_examples=150, deadline=None)
+def test_a_given_up_candidate_is_not_the_answer(paper: object, other: object, form: str, kind: str) -> None:
+    def value(p: object) -> str:
+        return {"id": p.arxiv_id, "year": str(p.year), "title": f'"{p.title}"'}[kind]
+    right, wrong = value(paper), value(other)
+    if right == wrong:
+        return
+    task_id = f"{paper.arxiv_id}/{kind}"
+    assert grade(task_id, form.format(w=wrong, r=right)).correctness == 1.0
+    assert grade(task_id, form.format(w=right, r=wrong)).correctness == 0.0
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    ("1406.2661/author", "Goodfellow (correction: not Bengio)", 1.0),  # the correction negates what it names
+    ("1406.2661/author", "Bengio. Correction: Goodfellow.", 1.0),  # a bare correction still replaces
+    ("1406.2661/id", "X is wrong: 1406.2661", 1.0),  # "wrong:" labels a rejected answer only at a line's start
+    ("1406.2661/id", "I used to 1406.2661", 1.0),  # "used to" rejects only as "used to think/believe"
+    ("1406.2661/id", "1406.2661. It matches the abstract.", 1.0),
+])
+def test_given_up_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness

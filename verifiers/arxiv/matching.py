@@ -271,13 +271,17 @@ CLAUSE_WINDOW = 300
 # ----------------------------------------------------------------------------------- negations, corrections
 
 #: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A"
-#: and "disregard A" reject A as "not A" does ("don't forget A" does not).
+#: and "disregard A" reject A as "not A" does ("don't forget A" does not).  An account of an answer given up
+#: rejects it too: "I used to think A", "I retract A", "Wrong: A" (a line label), struck text ("<s>A</s>", "~~A~~").
 NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
     r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor|(?<!n[’']t\s)(?<!never\s)\bforget(?:\s+about)?|\bdisregard"
-    r"|\bignore)\s+(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
+    r"|\bignore|\bused\s+to\s+(?:think|believe)|\bretract(?:ing)?|\bwithdraw(?:ing)?"
+    r"|(?<![^\n])[ \t*_#>-]*(?:wrong|incorrect):)\s+"
+    r"(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
-    r"[\s:]+){0,3}[\"“‘'`*_(\[]*$",
+    r"[\s:]+){0,3}[\"“‘'`*_(\[]*$"
+    r"|(?:<(?:s|del|strike)>|~~)[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
 #: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait"); "A (no, not B)"
@@ -286,11 +290,14 @@ NEGATION_BEFORE_RE = re.compile(
 #: letter, which the run cannot hold, so giving characters back never helps a match; it only cost retries.
 CORRECTION_AFTER_RE = re.compile(
     r"[\s\"”’'`*_()\[\].,;:!?…—–-]*+(?:(?:actually|hmm+|oh|uh|um|er|well)\s*[,.;:!?…—–-]*\s*)?"
-    r"(?:(?<!\()(?<!\(\s)no\s*[,.;:!?—–-]|no\s*[,.;:!?—–-](?!\s*not\b)|no\s+wait\b|nope\b|wait\b|correction\b"
+    r"(?:(?<!\()(?<!\(\s)no\s*[,.;:!?—–-]|no\s*[,.;:!?—–-](?!\s*not\b)|no\s+wait\b|nope\b|wait\b"
+    r"|correction\b(?![\s:,—–-]*not\b)"
     r"|scratch\s+that|make\s+that|i\s+was\s+wrong"
+    r"|was\s+my\s+(?:first|initial|original|earlier|previous|old)\s+(?:guess|answer|thought|idea)"
+    r"|(?:it|this|that)\s+(?:does\s+not|doesn[’']t|did\s+not|didn[’']t)\s+(?:match|fit|apply)\b"
     r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
-    r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was)\s+(?:wrong|incorrect|a\s+mistake"
+    r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was|would\s+be)\s+(?:wrong|incorrect|a\s+mistake"
     r"|not\s+(?:right|correct)))",
     re.IGNORECASE,
 )
@@ -303,7 +310,8 @@ SUPERSEDE_AFTER_RE = re.compile(
     r"(?:(?:(?:actually|in\s+fact|but|however|rather)\s*[,:—–-]?\s*){1,2}"
     r"(?:it[’']?s|it\s+(?:is|was)|that[’']?s|that\s+(?:is|was)|the\s+(?:\w+\s+){0,2}(?:is|was)|i\s+(?:think|believe)"
     r"(?:\s+it[’']?s|\s+it\s+(?:is|was))?)"
-    r"|the\s+(?:correct|right|actual|real|true)\s+(?:\w+\s+){0,2}(?:is|was))\b",
+    r"|the\s+(?:correct|right|actual|real|true)\s+(?:\w+\s+){0,2}(?:is|was)"
+    r"|(?:it[’']?s|it\s+(?:is|was)|that[’']?s)\s+(?:actually|in\s+fact))\b",
     re.IGNORECASE,
 )
 #: Looked at on either side of a candidate.
@@ -361,7 +369,8 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 #: Cheap necessary condition for NEGATION_BEFORE_RE (substrings of the lower-cased window).
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
                                    "other than", "other\nthan", "unlike", "except", "neither", "nor", "forget",
-                                   "disregard", "ignore")
+                                   "disregard", "ignore", "used", "retract", "withdr", "wrong:", "incorrect:", "<s>",
+                                   "<del>", "<strike>", "~~")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
@@ -1762,7 +1771,7 @@ def superseded(r: Response, end: int, later: Callable[[], Iterable[int]]) -> boo
 RETRACT_ALL_RE = re.compile(
     r"\b(?:(?:my\s+)?final\s+answer|final(?=\s*:)|(?:edit|update|revised)(?=\s*:)|(?:on|upon|after)\s+(?:further\s+)?"
     r"(?:reflection|thought)|thinking\s+again|scratch\s+(?:that|this)|strike\s+that|no[,.!]?\s+wait|wait[,.!]?\s+no\b"
-    r"|i\s+meant|correction|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
+    r"|i\s+meant|correction(?![\s:,—–-]*not\b)|on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back"
     r"|let\s+me\s+correct|i\s+was\s+wrong|(?:the\s+)?(?:correct|right|actual|real|true)\s+answer(?:\s+is|(?=\s*:)))\b",
     re.IGNORECASE,
 )
