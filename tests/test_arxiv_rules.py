@@ -297,3 +297,46 @@ def test_a_given_up_candidate_is_not_the_answer(paper: object, other: object, fo
 ])
 def test_given_up_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness
+
+
+# ----------------------------------------------------- two names offered as candidates on an author task
+
+#: Forms that offer ``{a}`` and ``{b}`` as two candidates for one first author (issue 17, pass 9): a listing cue
+#: before or after the names, a candidate called possible too, an alternation after a sentence's end or a
+#: bracket, "and/or", "it may well be" in a later paragraph.
+TWO_NAMES = [
+    "The answer is one of: {a}; {b}.",
+    "Possible answer: {a}. Other possible answer: {b}.",
+    "Most likely: {a}. Also likely: {b}.",
+    "Several names spring to mind as candidates: {a} and {b}.",
+    "{a} and {b}, one of these two.",
+    "{a} (best guess) / {b} (fallback)",
+    "{a}. {b} is equally plausible.",
+    "{a}. Or perhaps {b}.",
+    "{a} and/or {b}.",
+    "My memory says {a}.\n\nStill, it could also be {b}.",
+]
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), form=st.sampled_from(TWO_NAMES),
+       first=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_two_names_offered_as_candidates_hedge(paper: object, other: object, form: str, first: bool) -> None:
+    right, rival = paper.first_author, other.first_author
+    if right.split()[-1] == rival.split()[-1] or right.split()[-1] in {"He", "Ho", "Hu"} or (
+            rival.split()[-1] in {"He", "Ho", "Hu"}):
+        return  # English-word surnames have rules of their own (see the README)
+    a, b = (right, rival) if first else (rival, right)
+    assert grade(f"{paper.arxiv_id}/author", form.format(a=a, b=b)).correctness == 0.5
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    ("1412.6980/author", "Disregard Jimmy Ba; Diederik P. Kingma.", 1.0),  # a negator before a full name
+    ("1412.6980/author", "Disregard Diederik P. Kingma; Jimmy Ba.", 0.0),
+    ("1412.6980/author", "Diederik P. Kingma is right; Jimmy Lei Ba was my earlier answer.", 1.0),
+    ("1412.6980/author", "Diederik P. Kingma. It is one of the best-known optimisers.", 1.0),  # no "one of:" cue
+    ("1412.6980/author", "Diederik P. Kingma; it may well be the most cited optimiser paper.", 1.0),
+    ("1412.6980/author", "Diederik P. Kingma is one of the authors, with Jimmy Ba.", 1.0),
+])
+def test_full_name_and_cue_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness

@@ -1425,23 +1425,31 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
 #: "alternatives", "possibility", "possibilities", "choices", "guess(es)" ("Best guess: A"), "backup", "second
-#: guess", "not sure between", or confidences ("60%").
+#: guess", "not sure between", "possible answers", "less likely", "one of:", "it may well be", or confidences
+#: ("60%"); after the names, "one of those" calls the whole sentence's names candidates ("A, B - one of those").
 _NAME_LISTING_CUE_RE = re.compile(
     r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guess(?:es)?|backup|second\s+(?:guess"
-    r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between)\b"
+    r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between"
+    r"|possible\s+answers?|(?:less|more|also|equally)\s+likely|(?:most\s+likely|one\s+of)(?=\s*:)"
+    r"|(?:it|that)\s+(?:may|might|could)\s+(?:well|also|equally)\s+be)\b"
+    r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
-                                       "runner", "%", "between")
+                                       "runner", "%", "between", "possible answer", "likely", "one of", "well be",
+                                       "also be", "equally be")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 
 
+#: How far back (characters) "it may well be B" reaches for the answer B is offered besides: a paragraph or two.
+CUE_REACH_BACK = 300
 #: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates", "B is
 #: another option"; not "there are", "which is").
 _CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
 #: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter,
 #: linking and hedging words, but not a name's initial ("Top candidates: A", "Option 2 - A", "Another possibility,
 #: though, is A", "My second guess would be A", "torn between A and B", "torn between G. Hinton and B").
-_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|:=,;–—-]|#?[0-9]{1,2}\b|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
+_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{1,2}\b|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
+                          r"|\b(?:come|comes|spring|springs)\s+to\s+mind\b"
                           r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
                           r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
                           r"|i|i['’]d|think|say|my)\b)*")
@@ -1462,10 +1470,15 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     text, lower, scopes = r.text, r.lower, []
     for cue in _NAME_LISTING_CUE_RE.finditer(lower):
         start, end = sentence_span(text, cue.start(), cue.end())
-        if cue.group()[-1] != "%" and _CUE_COPULA_RE.search(lower, start, cue.start()) is None:
+        word = cue.group()
+        # confidences and "one of those" look back over the whole sentence
+        if word[-1] != "%" and not word.startswith("one of th") and (
+                word.endswith(" be") or _CUE_COPULA_RE.search(lower, start, cue.start()) is None):
             start = _CUE_LINK_RE.match(lower, cue.end(), end).end()
             if not text[start:start + 1].isupper():
                 continue  # "Hugging Face offers several options", "the options are many": the cue offers no name
+            if word.endswith(" be"):  # "A. That said, it may well be B": B is offered besides the answer before
+                start = max(0, cue.start() - CUE_REACH_BACK)
         if scopes and start <= scopes[-1][1]:
             scopes[-1] = (scopes[-1][0], max(end, scopes[-1][1]))
         else:
@@ -1480,11 +1493,17 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
 
 def _after_listing_cue(r: Response, start: int) -> bool:
     """Whether a cue calling names candidates (``_NAME_LISTING_CUE_RE``: "Two candidates:", "torn between") stands
-    before ``start`` in its sentence: the names listed after it are alternatives ("Two candidates: Dean and
-    Mikolov"), not a list of authors in their order."""
+    before ``start`` in its sentence, or "one of those" after it: the names listed there are alternatives ("Two
+    candidates: Dean and Mikolov", "Dean, Mikolov - one of those"), not a list of authors in their order."""
     if not _has_name_listing_key(r.lower):
         return False
-    return _NAME_LISTING_CUE_RE.search(r.lower, sentence_span(r.text, start, start)[0], start) is not None
+    lo, hi = sentence_span(r.text, start, start)
+    return _NAME_LISTING_CUE_RE.search(r.lower, lo, start) is not None or (
+        _TRAILING_CUE_RE.search(r.lower, start, hi) is not None)
+
+
+#: A cue after the names it calls candidates ("A, B - one of those").
+_TRAILING_CUE_RE = re.compile(r"\bone\s+of\s+(?:those|these|them|the\s+two)\b")
 
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes

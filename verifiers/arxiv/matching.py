@@ -553,11 +553,13 @@ def retracted(text: str, start: int, end: int) -> bool:
     return CORRECTION_AFTER_RE.match(text, end, end + WINDOW) is not None
 
 
-#: An alternation right after a candidate: "A or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
+#: An alternation right after a candidate (after a short bracket: "A (first guess) / B"): "A or B", "A. Or B", "A
+#: and/or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
 #: "A. Another possibility is B", "A; it might instead be B".
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*[,;]?\s*[(\[]?\s*(?:(?:or|nor|vs(?!\.)|versus|maybe|perhaps|possibly|alternatively|if\s+not"
+    r"[\s\"”’'`*_)\]—–-]*(?:\([^()\n]{1,30}\)[ \t]*)?[,;.]?\s*[(\[]?\s*(?:(?:or|and/or|nor|vs(?!\.)|versus|maybe"
+    r"|perhaps|possibly|alternatively|if\s+not"
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
     r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
@@ -919,8 +921,9 @@ def is_extended(text: str, start: int, end: int) -> bool:
     return _extended_before(text, start)
 
 
-#: "A, though B is also possible": a concession word after a candidate, then (see ``_ALSO_POSSIBLE_RE``) B.
-_THOUGH_AFTER_RE = re.compile(r"[\s\"”’'`*_)\]]*[,;]?\s*(?:though|although|but|while)\s+[\"“‘'`*_(\[]*",
+#: "A, though B is also possible", "A; B is also plausible": a concession word or a clause's end after a
+#: candidate, then (see ``_ALSO_POSSIBLE_RE``) B.
+_THOUGH_AFTER_RE = re.compile(r"[\s\"”’'`*_)\]]*(?:[,;]?\s*(?:though|although|but|while)\s+|[;.]\s+)[\"“‘'`*_(\[]*",
                               re.IGNORECASE)
 #: The initials after a surname and a comma ("Mikolov, T.", "Goodfellow, I. J."): APA 7's reference form.
 INITIALS_AFTER_RE = re.compile(r",[ \t]*(?-i:[A-Z])\.(?:[ \t]*-?(?-i:[A-Z])\.)*")
@@ -967,10 +970,16 @@ def alternative_before(text: str, start: int, offered: Callable[[str], bool], en
     return at >= 0 and _offered_before(text, at, offered)
 
 
+#: A full stop after a word of two letters or more (not an initial's, not "et al.'s"): a sentence's end.
+_SENTENCE_END_RE = re.compile(r"(?<![^\W_])(?!al\.)[^\W_]{2,}[\"”’'`*_)\]»]*\.\Z")
+
+
 def _offered_before(text: str, at: int, offered: Callable[[str], bool]) -> bool:
     """Whether the phrase right before offset ``at`` (back to the previous phrase boundary,
     ``_PHRASE_START_RE``) offers a candidate."""
     head = text[max(0, at - 300): at].rstrip(" \t,;:?([" + _QUOTE_CHARS + "”’»")  # the separator before the joiner
+    if head.endswith(".") and _SENTENCE_END_RE.search(head):
+        head = head[:-1].rstrip(_QUOTE_CHARS + "”’»")  # "A. Or B": the sentence's stop (not an initial's, "Dean, J.")
     head = _BRACKET_END_RE.sub("", head)  # "Dean et al. (2012) or A": a short bracket after the phrase is its own
     starts = [m.end() for m in _PHRASE_START_RE.finditer(head)]
     if starts and head[starts[-1] - 1] == "," and _INITIALS_ONLY_RE.fullmatch(head, starts[-1]):
@@ -991,7 +1000,8 @@ _JOIN_BEFORE_RE = re.compile(r"(?:[,;][ \t]*(?:(?:but|though|although)[ \t]+)?(?
 _BRACKET_END_RE = re.compile(r"[ \t]*\([^()\n]{1,20}\)[ \t]*\Z")
 _QUESTION_AFTER_RE = re.compile(r"[\"”’'`*_)\]]*\?")
 #: A concession word right before a candidate ("B, though A is also possible").
-_THOUGH_BEFORE_RE = re.compile(r"[,;][ \t]*(?:though|although|but|while)[ \t]+[\"“‘'`*_(\[]*\Z", re.IGNORECASE)
+_THOUGH_BEFORE_RE = re.compile(r"(?:[,;][ \t]*(?:though|although|but|while)[ \t]+|[;.][ \t]+)[\"“‘'`*_(\[]*\Z",
+                               re.IGNORECASE)
 
 
 #: A phrase that is only initials ("J.", "I. J."): the end of an inverted citation ("Dean, J."), not a phrase alone.
@@ -1540,6 +1550,28 @@ def term_run(text: str, start: int, end: int) -> bool:
 _SURNAME_FUNCTION_WORDS = frozenset("he so may will more most long little an do".split()) & FUNCTION_WORDS
 
 
+#: A given name or an initial right before a word of a name, and one right after it (same line).
+_NAME_WORD_BEFORE_RE = re.compile(r"(?-i:[A-Z])(?:\.|[^\W\d_]+)[ \t]+\Z")
+_NAME_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])(?:\.|[^\W\d_]+))")
+
+
+def _name_run(text: str, start: int, end: int, exclude: frozenset[str]) -> tuple[int, int]:
+    """The span of the full name that the word at ``text[start:end]`` is part of: up to three capitalised
+    :func:`name_like` words or initials on either side ("Ian J. Goodfellow" from any of its words), so that a
+    negation before the name or a correction after it reaches each of its words."""
+    for _ in range(3):
+        word = _NAME_WORD_BEFORE_RE.search(text, max(0, start - 30), start)
+        if word is None or not (word.end() - word.start() <= 3 or name_like(word.group().split()[0], exclude)):
+            break
+        start = word.start()
+    for _ in range(3):
+        word = _NAME_WORD_AFTER_RE.match(text, end, end + 30)
+        if word is None or not (len(word.group(1)) == 2 or name_like(word.group(1), exclude)):
+            break
+        end = word.end()
+    return start, end
+
+
 def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
                 counts: Callable[[int, int], bool] | None = None) -> list[str]:
     """Up to ``limit`` words of ``text`` offered as names: capitalised :func:`name_like` words placed as a name
@@ -1558,6 +1590,9 @@ def name_tokens(text: str, exclude: frozenset[str], limit: int = 3,
         if interjection(text, match.start(), match.end()):
             continue  # "Ho ho ho": laughter
         if counts(match.start(), match.end()) if counts else not retracted(text, match.start(), match.end()):
+            run_start, run_end = _name_run(text, match.start(), match.end(), exclude)
+            if (run_start, run_end) != match.span() and retracted(text, run_start, run_end):
+                continue  # "Ignore Ian Goodfellow", "Jacob Devlin was my first guess": the whole name is given up
             names.append(match.group())
             if len(names) >= limit:
                 return names

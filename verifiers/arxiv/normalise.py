@@ -74,6 +74,8 @@ NON_NAME_WORDS: frozenset[str] = NON_CONTENT_WORDS | frozenset(
     "acl emnlp pytorch tensorflow transformer transformers "
     # the words opening another branch or alternative ("Otherwise, A": no name listed before A)
     "otherwise alternatively else "
+    # the verbs that reject what follows ("Ignore A", "Forget A"): a sentence's first word, not a given name
+    "ignore ignoring forget disregard retract withdraw "
     # greetings and seasons' wishes ("Merry Christmas! I don't know.")
     "merry christmas xmas holidays holiday greetings cheers goodbye bye welcome congratulations".split())
 
