@@ -340,3 +340,31 @@ def test_two_names_offered_as_candidates_hedge(paper: object, other: object, for
 ])
 def test_full_name_and_cue_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness
+
+
+# ------------------------------------- an answer under a condition after another work; a dash-listed subtitle
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), kind=st.sampled_from(["id", "year", "author"]),
+       first=st.booleans(), lead=st.sampled_from(["I may have it mixed up with a related paper, in which case",
+                                                  "Unless I am thinking of its follow-up paper, in which case"]))
+@settings(max_examples=100, deadline=None)
+def test_an_answer_under_a_condition_hedges(paper: object, other: object, kind: str, first: bool, lead: str) -> None:
+    def value(p: object) -> str:
+        return {"id": p.arxiv_id, "year": str(p.year), "author": p.first_author}[kind]
+    right, rival = value(paper), value(other)
+    if right == rival or kind == "author" and {right.split()[-1], rival.split()[-1]} & {"He", "Ho", "Hu"}:
+        return
+    a, b = (right, rival) if first else (rival, right)
+    output = f"My answer: {a}. {lead} the answer would be {b}."
+    assert grade(f"{paper.arxiv_id}/{kind}", output).correctness == 0.5
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    ("1406.2661/title", "Generative Adversarial Networks — Models, Training and Applications", 0.0),
+    ("1406.2661/title", "Generative Adversarial Networks - Foundations, Methods, and Evaluation", 0.0),
+    ("1406.2661/title", "Generative Adversarial Networks - Goodfellow, Mirza and Courville", 1.0),  # an attribution
+    ("1406.2661/id", "1406.2661. A related paper is 1411.1784; it would be cited as a follow-up.", 1.0),
+])
+def test_condition_and_subtitle_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness

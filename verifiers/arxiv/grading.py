@@ -285,8 +285,10 @@ _OTHER_WORK_KEYS: tuple[str, ...] = ("see also", "cf.", "compar", "contrast", "r
                                      "cite")
 _has_other_work_key = contains_any(_OTHER_WORK_KEYS)
 #: What ends the clause a cue governs: a sentence's end, a semicolon, a line break (unless a reference list's
-#: heading opens the lines below), "but", "whereas", "while".
-_CLAUSE_BREAK_RE = re.compile(r"[.!?](?=\s)|;|\n|\b(?:but|whereas|while)\b")
+#: heading opens the lines below), "but", "whereas", "while", or what states an answer after it ("... with a related
+#: paper, in which case the answer would be B": B is offered as the answer, not as the related paper's).
+_CLAUSE_BREAK_RE = re.compile(r"[.!?](?=\s)|;|\n|\b(?:but|whereas|while|in\s+which\s+case)\b"
+                              r"|\b(?:answer|it)\s+(?:would|could|might|may)\s+(?:also\s+|instead\s+)?be\b")
 #: A heading that makes every line below it a reference to other works ("References:", "## Related work").
 _REFERENCE_HEADING_RE = re.compile(r"(?:^|\n)[ \t#*_>]*(?:references|bibliography|further\s+reading|related"
                                    r"\s+(?:work|papers)|see\s+also|sources)[ \t*_]*:?[ \t*_]*(?=\n)")
@@ -1425,18 +1427,20 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
 #: "alternatives", "possibility", "possibilities", "choices", "guess(es)" ("Best guess: A"), "backup", "second
-#: guess", "not sure between", "possible answers", "less likely", "one of:", "it may well be", or confidences
+#: guess", "not sure between", "possible answers", "less likely", "one of:", "it may well be", "in which case
+#: the answer would be", or confidences
 #: ("60%"); after the names, "one of those" calls the whole sentence's names candidates ("A, B - one of those").
 _NAME_LISTING_CUE_RE = re.compile(
     r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guess(?:es)?|backup|second\s+(?:guess"
     r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between"
     r"|possible\s+answers?|(?:less|more|also|equally)\s+likely|(?:most\s+likely|one\s+of)(?=\s*:)"
-    r"|(?:it|that)\s+(?:may|might|could)\s+(?:well|also|equally)\s+be)\b"
+    r"|(?:it|that)\s+(?:may|might|could)\s+(?:well|also|equally)\s+be"
+    r"|in\s+which\s+case,?\s+(?:the\s+(?:answer|first\s+author)\s+|it\s+)?(?:would|could|might|may)\s+be)\b"
     r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
                                        "runner", "%", "between", "possible answer", "likely", "one of", "well be",
-                                       "also be", "equally be")
+                                       "also be", "equally be", "which case")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 
 

@@ -859,6 +859,13 @@ _DASH_SUBTITLE_RE = re.compile(rf"[ \t]*[-–—][ \t]+({CAP_WORD}(?:[ \t]+(?:{M
                                r"[ \t\"”’'`*_)\].]*(?:\n|\Z)")
 
 
+#: A subtitle after a spaced dash listing three or more title words with commas and "and" ("- Theory, Practice
+#: and Applications"): a subtitle when one of them is a term word (not a list of people: "- Vaswani, Shazeer and
+#: Parmar").
+_DASH_LIST_SUBTITLE_RE = re.compile(rf"[ \t]*[-–—][ \t]+({CAP_WORD}(?:(?:,[ \t]+|[ \t]+(?:and|&)[ \t]+"
+                                    rf"|,[ \t]+and[ \t]+){CAP_WORD}){{2,6}})[ \t\"”’'`*_)\].]*(?:\n|\Z)")
+
+
 def _dash_subtitle(text: str, end: int) -> bool:
     """Whether a subtitle follows the title ending at ``end`` after a spaced dash ("Attention Is All You Need -
     Revisited", "... — A Second Look at Self-Attention"): a participle ("Revisited", "Reloaded", "Explained") or
@@ -866,7 +873,8 @@ def _dash_subtitle(text: str, end: int) -> bool:
     ("— Vaswani", "- Ashish Vaswani"), and so is a name with "et al.", a comma or a year (they end no run)."""
     found = _DASH_SUBTITLE_RE.match(text, end, end + 120)
     if found is None:
-        return False
+        listed = _DASH_LIST_SUBTITLE_RE.match(text, end, end + 120)  # "- Theory, Practice and Applications"
+        return listed is not None and any(_term_word(w.lower()) for w in _WORD_RE.findall(listed.group(1)))
     words = found.group(1).split()
     return len(words) >= 3 or words[0].endswith("ed") and words[0].lower() not in NON_NAME_WORDS and len(words[0]) >= 7
 
