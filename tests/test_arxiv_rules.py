@@ -368,3 +368,49 @@ def test_an_answer_under_a_condition_hedges(paper: object, other: object, kind: 
 ])
 def test_condition_and_subtitle_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness
+
+
+# ------------------------------------------------------------------------ a section label offers no candidate
+
+SECTION_LABELS = ["# Summary", "### Sources", "**Caveats**", "Explanation", "## Short answer", "#### Remarks"]
+
+
+@given(paper=st.sampled_from(PAPERS), label=st.sampled_from(SECTION_LABELS), kind=st.sampled_from(["title", "author"]),
+       wrap=st.sampled_from(["{v}", "**{v}**", "_{v}_"]))
+@settings(max_examples=100, deadline=None)
+def test_a_section_label_is_no_candidate(paper: object, label: str, kind: str, wrap: str) -> None:
+    value = wrap.format(v=paper.title if kind == "title" else paper.first_author)
+    output = f"{label}\n\n{value}\n\n## Background\n\nI recall it from the literature; do check arXiv."
+    assert grade(f"{paper.arxiv_id}/{kind}", output).correctness == 1.0
+
+
+# ------------------------------------------------------------------------------------- a month and a year
+
+
+@given(paper=st.sampled_from(PAPERS), month=st.integers(1, 12), sep=st.sampled_from([".", "/", "-"]),
+       pad=st.booleans())
+@settings(max_examples=100, deadline=None)
+def test_a_month_and_year_gives_the_year(paper: object, month: int, sep: str, pad: bool) -> None:
+    date = f"{month:02d}{sep}{paper.year}" if pad else f"{month}{sep}{paper.year}"
+    assert grade(f"{paper.arxiv_id}/year", f"Submitted {date}.").correctness == 1.0
+
+
+@pytest.mark.parametrize(("output", "correctness", "well_formed"), [
+    ("13.2013", 0.0, 0.0),  # no month 13: a dotted number, skipped whole
+    ("release 4.2013.2", 0.0, 0.0),  # a version number
+    ("11/2013", 1.0, 1.0),
+])
+def test_month_year_examples(output: str, correctness: float, well_formed: float) -> None:
+    got = grade("1301.3781/year", output)
+    assert (got.correctness, got.well_formed) == (correctness, well_formed)
+
+
+@pytest.mark.parametrize(("task_id", "output"), [
+    ("1406.2661/title", "Tool error: Connection timed out. Please retry later."),
+    ("1406.2661/title", "Lookup timed out (3 attempts)."),
+    ("1406.2661/author", "The bot cannot fetch papers. No results returned."),
+    ("1406.2661/title", "Search Bot 3.1 could not retrieve the record."),
+])
+def test_a_tool_failure_is_evasive(task_id: str, output: str) -> None:
+    got = grade(task_id, output)
+    assert (got.correctness, got.well_formed) == (0.0, 0.0)

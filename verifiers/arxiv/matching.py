@@ -80,13 +80,15 @@ ID_RE = re.compile(
 )
 _MONTH_OR_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
 #: A year (group 1, 2 or 3): a whole-word ``19xx``/``20xx``, or the year of a date written with dots, slashes
-#: or hyphens (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``, ``2017-06-12``).  Other dotted
+#: or hyphens (``2017.06.12``, ``2017/06/12``, ``12.06.2017``, ``06/12/2017``, ``2017-06-12``) or of a month and
+#: year (``06.2017``, ``06/2017``: the month first, as European and US forms both write it).  Other dotted
 #: numbers (an arXiv ID like 2005.14165, a version 3.11.2) and numbers of three or more hyphenated groups that
 #: are no date (a phone number 1-800-555-2017) are skipped whole; the skip branches are possessive, so linear on
 #: long digit runs.
 YEAR_RE = re.compile(
     r"(?<![0-9.])((?:19|20)[0-9]{2})([./-])(?:0?[1-9]|1[0-2])\2" + _MONTH_OR_DAY + r"(?![0-9]|[./-][0-9])"
     r"|(?<![0-9.])" + _MONTH_OR_DAY + r"([./-])" + _MONTH_OR_DAY + r"\3((?:19|20)[0-9]{2})(?![0-9]|[./-][0-9])"
+    r"|(?<![0-9.])(?:0?[1-9]|1[0-2])[./-]((?:19|20)[0-9]{2})(?![0-9]|[./-][0-9])"
     r"|(?<![0-9])[0-9]++(?:\.[0-9]++)++(?:v[0-9]+)?"
     r"|(?<![0-9])[0-9]++(?:-[0-9]++){2,}+"
     r"|(?<![0-9A-Za-z_])((?:19|20)[0-9]{2})(?![0-9A-Za-z_])"
@@ -95,7 +97,7 @@ YEAR_RE = re.compile(
 
 def year_of(match: re.Match[str]) -> str | None:
     """The year a :data:`YEAR_RE` match found, or ``None`` for a skipped dotted number."""
-    return match.group(1) or match.group(4) or match.group(5)
+    return match.group(1) or match.group(4) or match.group(5) or match.group(6)
 
 
 # ------------------------------------------------------------------------------------- refusals and metadata
@@ -109,8 +111,9 @@ _FOREIGN_REFUSALS = (
 )
 #: ... and in scripts without spaces between words (Chinese, Japanese, Korean, Hindi, Arabic), anywhere.
 _FOREIGN_REFUSALS_UNSPACED = r"|不知道|不清楚|(?:わ|分)かりません|知りません|모르겠|모릅니다|몰라|नहीं\s+पता|لا\s+أعرف"
-#: First-person refusals and stock non-answers (a clause containing one is not an answer), in English and, for
-#: "I don't know", in other languages.
+#: First-person refusals and stock non-answers (a clause containing one is not an answer; a tool's failure, "Request
+#: timed out", "No result.", "cannot retrieve this", included), in English and, for "I don't know", in other
+#: languages.
 REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:do\s*n[o’']?t|don[’']?t|cannot|can[’']?t|can\s+not|could\s*n[o’']?t|am\s+not\s+able\s+to"
     r"|am\s+unable\s+to|have\s+no|won[’']?t|will\s+not)\s+(?:know|recall|remember|have|access|find|determine"
@@ -120,8 +123,9 @@ REFUSAL_RE = re.compile(
     # (not "sorry, I. Goodfellow": an initial)
     r"|as\s+an\s+ai|as\s+a\s+(?:large\s+)?language\s+model"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
-    r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember)"
+    r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember|retrieve|fetch)"
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access"
+    r"|(?:request|query|call|connection|lookup|search)\s+timed\s+out|no\s+results?\s*(?:[.!]|$|found|returned)"
     + _FOREIGN_REFUSALS + r")\b" + _FOREIGN_REFUSALS_UNSPACED,
     re.IGNORECASE,
 )
@@ -133,7 +137,8 @@ REFUSAL_RE = re.compile(
 #: three characters: "nt " alone would also key every "different " and "recent " of a long answer.
 #: Likewise "no idea" keys that phrase, where "idea" would key every "the core idea" too.
 _REFUSAL_KEYS: tuple[str, ...] = ("not", "ont ", "ant ", "dnt ", "snt ", " nt ", "\nnt ", "n't", "n’t", "my ", "as a",
-                                  "unable", "no idea", "sorry", "afraid", "have no", "ont\n", "ant\n", "dnt\n",
+                                  "unable", "no idea", "sorry", "afraid", "have no", "timed", "no result", "no\nresult",
+                                  "ont\n", "ant\n", "dnt\n",
                                   "snt\n", " nt\n", "\nnt\n", "my\n", "as\na", "no\nidea", "have\nno",
                                   # other languages (_FOREIGN_REFUSALS)
                                   "no s", "no\ns", "lo s", "lo\ns", "ideia", "sais", "aucune", "weiß", "weiss",
@@ -540,7 +545,8 @@ _has_metadata_key = contains_any(_METADATA_KEYS)
 #: Every match of ``REFUSAL_RE``'s lower-case twin in ASCII text starts at a word's start with one of these: the
 #: first words of its alternatives ("i" before a space, an apostrophe or "m"); only there is it tried.
 _REFUSAL_STARTS: tuple[str, ...] = tuple(f"i{c}" for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f'm") + (
-    "no", "sorry", "as", "can", "unable", "could", "beyond", "outside", "do", "je", "aucune", "ich", "wei", "keine",
+    "no", "sorry", "as", "can", "unable", "could", "beyond", "outside", "do", "je", "request", "query", "call",
+    "connection", "lookup", "search", "aucune", "ich", "wei", "keine",
     "nao", "ik", "weet", "nie", "vet", "ved", "bilmiyorum")
 
 
@@ -2514,6 +2520,15 @@ _has_layout_key = contains_any(("\n", "\t", "\r", "\x0b", "\x0c", ")", ":", "<",
                                 "xX", "Xx", "??", "##", "YY", "NNNN", "2. ", "~~"))
 
 
+#: A line (lower-cased) holding only a section label, as a heading or alone, without a colon ("## Answer", "###
+#: Notes", "**Sources**"): a section's name offers no title or name.  A label with a colon ("Answer:") is a lead-in
+#: and read by the rules of lead-ins.
+_SECTION_LABEL_RE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+)?[*_]*(?:answer|final\s+answer|short\s+answer|notes?|summary|sources?|references"
+    r"|caveats?|explanation|details|background|context|disclaimer|remarks?|comments?|reasoning|justification"
+    r"|confidence|verification|citation|update|tl;?dr)[*_]*[ \t]*$", re.MULTILINE)
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
     letters as Latin (:func:`verifiers.arxiv.normalise.unconfuse`), strip markup, squeeze whitespace runs
@@ -2542,6 +2557,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     else:
         hits = None
         placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
+    if "\n" in lower:  # a section label on a line of its own ("## Answer", "Notes"): no candidate (not an echo)
+        placeholders = placeholders + [m.span() for m in _SECTION_LABEL_RE.finditer(lower)]
     if placeholders or spans:
         text = blank(text, spans + placeholders)
         return Response(text, raw, bool(spans), truncated, text.lower())
