@@ -315,6 +315,7 @@ TWO_NAMES = [
     "{a}. Or perhaps {b}.",
     "{a} and/or {b}.",
     "My memory says {a}.\n\nStill, it could also be {b}.",
+    "{a}\n\nA widely cited paper; {b} seems equally possible.",
 ]
 
 
@@ -337,6 +338,7 @@ def test_two_names_offered_as_candidates_hedge(paper: object, other: object, for
     ("1412.6980/author", "Diederik P. Kingma. It is one of the best-known optimisers.", 1.0),  # no "one of:" cue
     ("1412.6980/author", "Diederik P. Kingma; it may well be the most cited optimiser paper.", 1.0),
     ("1412.6980/author", "Diederik P. Kingma is one of the authors, with Jimmy Ba.", 1.0),
+    ("1412.6980/author", "Diederik P. Kingma, with Jimmy Ba. A journal version is also possible.", 1.0),
 ])
 def test_full_name_and_cue_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness

@@ -1428,7 +1428,7 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
 #: "alternatives", "possibility", "possibilities", "choices", "guess(es)" ("Best guess: A"), "backup", "second
 #: guess", "not sure between", "possible answers", "less likely", "one of:", "it may well be", "in which case
-#: the answer would be", or confidences
+#: the answer would be", "B is also plausible" (reaching back, as "it may well be" does), or confidences
 #: ("60%"); after the names, "one of those" calls the whole sentence's names candidates ("A, B - one of those").
 _NAME_LISTING_CUE_RE = re.compile(
     r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guess(?:es)?|backup|second\s+(?:guess"
@@ -1436,16 +1436,23 @@ _NAME_LISTING_CUE_RE = re.compile(
     r"|possible\s+answers?|(?:less|more|also|equally)\s+likely|(?:most\s+likely|one\s+of)(?=\s*:)"
     r"|(?:it|that)\s+(?:may|might|could)\s+(?:well|also|equally)\s+be"
     r"|in\s+which\s+case,?\s+(?:the\s+(?:answer|first\s+author)\s+|it\s+)?(?:would|could|might|may)\s+be)\b"
-    r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b"
+    r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b|\b(?:is|seems)\s+(?:also|equally)\s+(?:plausible|possible)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
                                        "runner", "%", "between", "possible answer", "likely", "one of", "well be",
-                                       "also be", "equally be", "which case")
+                                       "also be", "equally be", "which case", "plausible", "also possible",
+                                       "equally possible")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 
 
-#: How far back (characters) "it may well be B" reaches for the answer B is offered besides: a paragraph or two.
+#: How far back (characters) "it may well be B" and "B is also plausible" reach for the answer B is offered
+#: besides: a paragraph or two.
 CUE_REACH_BACK = 300
+#: A name opening its clause right before "is also plausible": its subject ("; Dean is also plausible", "J. Dean
+#: is also possible"; not "A follow-up with Dean is also possible").
+_NAME_BEFORE_CUE_RE = re.compile(r"(?:^|[.;:!?\n,]|\b(?:but|though|although|and|or)\b)[ \t*_\"'“‘]*"
+                                 r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]+)[ \t]+)*(?-i:[A-Z])[^\W\d_]+[*_\"'”’]*[ \t]+\Z")
+
 #: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates", "B is
 #: another option"; not "there are", "which is").
 _CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
@@ -1475,8 +1482,12 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     for cue in _NAME_LISTING_CUE_RE.finditer(lower):
         start, end = sentence_span(text, cue.start(), cue.end())
         word = cue.group()
-        # confidences and "one of those" look back over the whole sentence
-        if word[-1] != "%" and not word.startswith("one of th") and (
+        # confidences and "one of those" look back over the whole sentence, "B is also plausible" further back
+        if word.endswith(("plausible", "possible")):  # B is offered besides an answer given before it
+            if _NAME_BEFORE_CUE_RE.search(text, max(0, cue.start() - 60), cue.start()) is None:
+                continue  # "A sequel is also possible": the subject is no name
+            start = max(0, start - CUE_REACH_BACK)
+        elif word[-1] != "%" and not word.startswith("one of th") and (
                 word.endswith(" be") or _CUE_COPULA_RE.search(lower, start, cue.start()) is None):
             start = _CUE_LINK_RE.match(lower, cue.end(), end).end()
             if not text[start:start + 1].isupper():
