@@ -339,6 +339,9 @@ def test_two_names_offered_as_candidates_hedge(paper: object, other: object, for
     ("1412.6980/author", "Diederik P. Kingma; it may well be the most cited optimiser paper.", 1.0),
     ("1412.6980/author", "Diederik P. Kingma is one of the authors, with Jimmy Ba.", 1.0),
     ("1412.6980/author", "Diederik P. Kingma, with Jimmy Ba. A journal version is also possible.", 1.0),
+    ("1412.6980/author", "Diederik P. Kingma\n\nA classic; Jimmy L Ba is also plausible.", 0.5),  # a bare initial
+    ("1412.6980/author", "Kingma is credited as the second author; Ba comes first.", 0.0),
+    ("1412.6980/author", "Ba was ranked third, and Kingma first.", 1.0),
 ])
 def test_full_name_and_cue_examples(task_id: str, output: str, correctness: float) -> None:
     assert grade(task_id, output).correctness == correctness

@@ -117,7 +117,9 @@ _ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y", "X (co-
     r"|merely)[ \t]+){0,4}(?:the|a|an)?[ \t]*"
     r"(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|another|co-?)"
     r"[\s-]*(?:author|writer|contributor)(?!s?[ \t]*:)|\s+(?:is|was)\s*n[o’']?t\s+(?:the\s+)?first"
-    r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)",
+    r"|\s+(?:is|was)\s+(?:the\s+)?(?:second|third|fourth|fifth|last)\s*(?=[.,;)\n]|\Z)"
+    r"|\s+(?:is|was)\s+(?:listed|named|credited|placed|given|ranked)\s+(?:as\s+)?(?:the\s+)?(?:second|third|fourth"
+    r"|fifth|last)\b",
     re.IGNORECASE,
 )
 _ROLE_BEFORE = re.compile(
@@ -1451,7 +1453,7 @@ CUE_REACH_BACK = 300
 #: A name opening its clause right before "is also plausible": its subject ("; Dean is also plausible", "J. Dean
 #: is also possible"; not "A follow-up with Dean is also possible").
 _NAME_BEFORE_CUE_RE = re.compile(r"(?:^|[.;:!?\n,]|\b(?:but|though|although|and|or)\b)[ \t*_\"'“‘]*"
-                                 r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]+)[ \t]+)*(?-i:[A-Z])[^\W\d_]+[*_\"'”’]*[ \t]+\Z")
+                                 r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]*)[ \t]+)*(?-i:[A-Z])[^\W\d_]+[*_\"'”’]*[ \t]+\Z")
 
 #: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates", "B is
 #: another option"; not "there are", "which is").
