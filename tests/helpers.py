@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from harness.engine.judge import JudgeGrader
 from harness.models.lm import ModelSpec, build_lm
+from verifiers.arxiv import ArxivVerifier
+from verifiers.base import Grade
+
+#: The arXiv verifier the arXiv grading tests share, and its tasks by ``task_id``.
+ARXIV = ArxivVerifier()
+ARXIV_TASKS = {task.task_id: task for task in ARXIV.tasks()}
+
+
+def grade_arxiv(task_id: str, output: str) -> Grade:
+    """``output`` graded as the answer to the arXiv task ``task_id`` (e.g. ``"1301.3781/id"``)."""
+    return ARXIV.score(ARXIV_TASKS[task_id].question, output)
 
 
 def build_judge(skill_text: str, judge_model: str = "embedded", *, api_base: str | None = None, seed: int = 0,

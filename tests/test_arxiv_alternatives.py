@@ -5,19 +5,11 @@ a retraction after it retracts it, as for the full name; "A (no, not B)" commits
 from __future__ import annotations
 
 import pytest
+from helpers import grade_arxiv as grade
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifiers.arxiv import PAPERS, ArxivVerifier, Paper
-from verifiers.base import Grade
-
-V = ArxivVerifier()
-TASKS = {task.task_id: task for task in V.tasks()}
-
-
-def grade(task_id: str, output: str) -> Grade:
-    return V.score(TASKS[task_id].question, output)
-
+from verifiers.arxiv import PAPERS, Paper
 
 #: How an answer cites the first author (APA 7, sections 8.17 and 9.8): full name, initial first, inverted with
 #: initials or given name, "et al.".

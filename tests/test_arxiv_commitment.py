@@ -5,19 +5,10 @@ the title is a wrong answer, BibTeX braces read away, a title with a subtitle ad
 from __future__ import annotations
 
 import pytest
+from helpers import ARXIV_TASKS as TASKS
+from helpers import grade_arxiv as grade
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from verifiers.arxiv import ArxivVerifier
-from verifiers.base import Grade
-
-V = ArxivVerifier()
-TASKS = {task.task_id: task for task in V.tasks()}
-
-
-def grade(task_id: str, output: str) -> Grade:
-    return V.score(TASKS[task_id].question, output)
-
 
 # ------------------------------------------------------------------------ values attributed to another work
 

@@ -6,19 +6,9 @@ given name that is not the author's names another person, a title with any subti
 from __future__ import annotations
 
 import pytest
+from helpers import grade_arxiv as grade
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from verifiers.arxiv import ArxivVerifier
-from verifiers.base import Grade
-
-V = ArxivVerifier()
-TASKS = {task.task_id: task for task in V.tasks()}
-
-
-def grade(task_id: str, output: str) -> Grade:
-    return V.score(TASKS[task_id].question, output)
-
 
 # ------------------------------------------------------------- long answers: a cue reaches its sentence only
 

@@ -6,21 +6,12 @@ BibTeX braces) does not change its grade; a near-miss title of the same paper is
 from __future__ import annotations
 
 import pytest
+from helpers import grade_arxiv as grade
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifiers.arxiv import ArxivVerifier
 from verifiers.arxiv.offers import metadata_line, offers_nothing, prose_sentence
 from verifiers.arxiv.papers import PAPERS
-from verifiers.base import Grade
-
-V = ArxivVerifier()
-TASKS = {task.task_id: task for task in V.tasks()}
-
-
-def grade(task_id: str, output: str) -> Grade:
-    return V.score(TASKS[task_id].question, output)
-
 
 # ------------------------------------------------------------- text that offers no title and no name
 

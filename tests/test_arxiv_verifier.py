@@ -15,6 +15,9 @@ from xml.sax.saxutils import escape
 
 import pytest
 from click.testing import CliRunner
+from helpers import ARXIV as V
+from helpers import ARXIV_TASKS as TASKS
+from helpers import grade_arxiv as grade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -45,12 +48,6 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "arxiv_atom.xml"
 UNREACHABLE_URL = "http://127.0.0.1:9/"
 
-V = ArxivVerifier()
-TASKS = {task.task_id: task for task in V.tasks()}
-
-
-def grade(task_id: str, output: str) -> Grade:
-    return V.score(TASKS[task_id].question, output)
 
 
 def in_range(g: Grade) -> bool:
