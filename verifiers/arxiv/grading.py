@@ -21,7 +21,7 @@ retracted and do not count):
   ... is ...", a line under "References:"), is no rival when a value without such a cue remains.
 * **conditionals**: the right answer under one condition and another under another ("If you mean X, A;
   otherwise B") is hedged, whichever branch comes first (:func:`_conditional_hedge`); so are titles on lines
-  labelled as options ("Option A: X\nOption B: Y", :func:`_option_rival`).
+  labelled as options ("Option A: X\nOption B: Y", :func:`_labelled_rival`).
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
@@ -695,13 +695,16 @@ _GAP_BEFORE_HINT_RE = re.compile(r"(?:[;|/&?,:]|\b(?:and|or|nor|vs\.?|versus|may
                                  r"[\s\"“”‘’'`*_«»()\[\]]*\Z")
 
 
-#: A label or key naming one candidate among several ("Best guess:", "Second guess:", "Option 2:", "Alternative
-#: title:", {"alternative": ...}, "Backup -"), at a line's or a sentence's start or as a JSON key; group 1 the
-#: label.  Its value runs to the closing quote (a quoted value) or to the sentence's or line's end.
+#: A label or key naming one candidate among several ("Best guess:", "Second guess:", "Option 2:", "Option A.",
+#: "Option 2)", "Alternative title:", {"alternative": ...}, "Backup -"), at a line's or a sentence's start or as a
+#: JSON key; group 1 the label.  A full stop or a bracket ends a label only after its index letter or number
+#: ("Option A. X"; "Alternative. X" is no label).  Its value runs to the closing quote (a quoted value) or to the
+#: sentence's or line's end.
 _CANDIDATE_LABEL_RE = re.compile(
     r"(?:^|(?<=[\n.;!?{,]))[ \t*_#>-]*[\"']?((?:[\w-]+[ \t]+){0,3}?(?:guess|option|alternative|candidate"
     r"|choice|possibilit(?:y|ie)|backup|runner[ -]up|one[ \t]+of|either[ \t]+of)(s?)"
-    r"(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*[:=：–—-][ \t*_]*", re.IGNORECASE)
+    r"(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*"
+    r"(?:[:=：–—-]|(?:(?<=[ \t_-][0-9a-hA-H])|(?<=[ \t_-][0-9]{2}))[.)])[ \t*_]*", re.IGNORECASE)
 #: Between the items of a label naming several candidates ("Options: A; B", "One of: A, B", "A or B").
 _ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
 _KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
@@ -710,11 +713,13 @@ _VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
 
 
 def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
-    """Whether a label or key naming a candidate (``_CANDIDATE_LABEL_RE``: "Best guess: B", "Second guess: B",
-    "Option 2: B", {"title": "A", "alternative": "B"}, {"alternatives": ["B"]}; a plural label or "one of"
-    lists several: "One of: A, B") holds a value that offers another title (``offered``) and overlaps none of
-    the title's ``committed`` spans: the right title offered with another candidate hedges, as the
-    README's hedging rule says, whether the other title is a known paper's or a near miss of this one's."""
+    """The one rule of labelled candidates: whether a label or key naming a candidate (``_CANDIDATE_LABEL_RE``:
+    "Best guess: B", "Second guess: B", "Option 2: B", "Option B. B", "Alternative: B", {"title": "A",
+    "alternative": "B"}, {"alternatives": ["B"]}; a plural label or "one of" lists several: "One of: A, B") holds
+    a value that offers another title (``offered``), overlaps none of the title's ``committed`` spans and counts
+    (not refused or retracted).  The labels call their values candidates, so the right title offered with another
+    one hedges, as the README's hedging rule says, whichever comes first ("Option A: X\nOption B: Y"), whether the
+    other title is a known paper's or a near miss of this one's, and whether or not the right title is labelled."""
     lower = r.lower
     if not any(k in lower for k in _KEYS_OF_CANDIDATES):
         return False
@@ -836,8 +841,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer, "title") or _option_rival(r, committed) or (
-                _labelled_rival(r, committed, _title_offer)) or (_may_be_side_by_side(r, committed) and
+        if rivals or _listed_rival(r, committed, _title_offer, "title") or _labelled_rival(
+                r, committed, _title_offer) or (_may_be_side_by_side(r, committed) and
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -878,25 +883,6 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if _unquoted_remark(r) or offers_nothing(r.text):  # "Somebody at Google wrote it, I believe", "HTTP 429
         return no_answer(f"title '{title}'", "a title", r)  # Too Many Requests": its title-case run is no title
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
-
-
-#: A line labelled as one of several options ("Option A:", "**Option 2** -", "Candidate B:", "Alternative:").
-_OPTION_LINE_RE = re.compile(r"^[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*"
-                             r"(?:[a-z0-9]{1,2}\b)?[ \t*_]*[:.)—–-][ \t*_\"“‘']*(.*)$", re.IGNORECASE | re.MULTILINE)
-
-
-def _option_rival(r: Response, committed: list[tuple[int, int]]) -> bool:
-    """Whether the title sits on a line labelled as an option ("Option B: A") and another line labelled so offers
-    another title (:func:`_title_offer`), whichever comes first: the labels list candidates, so the answer
-    hedges even where the other title is not one the title-case reading finds whole ("Option A: Distributed
-    Representations of Words and Phrases and their Compositionality")."""
-    lower = r.lower
-    if not any(k in lower for k in ("option", "candidate", "alternative", "choice", "possibility")):
-        return False
-    lines = [(line.start(), line.end(), line.group(1)) for line in _OPTION_LINE_RE.finditer(r.text)]
-    mine = [i for i, (s, e, _) in enumerate(lines) if any(s <= cs and ce <= e for cs, ce in committed)]
-    return bool(mine) and any(i not in mine and _title_offer(content.strip(" \t*_\"”’'"))
-                              for i, (_, _, content) in enumerate(lines))
 
 
 def _unquoted_remark(r: Response) -> bool:
