@@ -1321,8 +1321,9 @@ _INITIAL_BEFORE_RE = re.compile(r"(?<![^\W_])(?-i:[A-HJ-Z])\.[ \t]*\Z")
 #: After a capitalised pair: the pair ends (no further capitalised word, no label's colon; closing emphasis or
 #: quotes skipped: "**Kevin He**").
 _PAIR_END_RE = re.compile(r"[*_\"'”’]*[ \t]*(?:[.,;!?)\]\n]|\Z|[ \t]+(?-i:[a-z0-9(]))")
-#: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)").
-_ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]\n]|\((?:19|20)[0-9]{2}|\Z)")
+#: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)"),
+#: also as a record's quoted value ({"first_author": "Zhang"}, {"first_author": "Zhang", "year": 2015}).
+_ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]}\n]|\((?:19|20)[0-9]{2}|\Z)|[ \t*_]*[\"”][ \t]*,")
 
 
 def _sentence_start(text: str, start: int) -> bool:
@@ -2237,7 +2238,10 @@ def _bracketed(text: str) -> list[re.Match[str]]:
 
 def _placeholder_words(inside: str) -> bool:
     """Whether the inside of a bracketed span is a placeholder: its words are all words that are never a name or
-    placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE")."""
+    placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE"); a quoted key
+    and its value are a record's field, not a placeholder ({"first_author": "He"}: "He" is a value)."""
+    if '":' in inside or "':" in inside:  # a record's field ({"first_author": "He"}): a key and its value
+        return False
     words = _WORD_RE.findall(inside.replace("_", " "))
     if not words:
         return False

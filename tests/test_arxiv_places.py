@@ -1,0 +1,37 @@
+"""Tests of the arXiv grader's rules closed in stop 11 (issue 17): a sentence about where the work was done offers
+no title, an affiliation ("Org, City") names no one, "X or He" offers He as an alternative for every surname, a JSON
+record's short surname is its value, and "Option B. Hinton" is a label then the name."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import grade_arxiv as grade
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifiers.arxiv import PAPERS, Paper
+
+#: Organisations and places of research (none of them a title or a person).
+ORGS = ("Google Brain", "Microsoft Research Asia", "the University of Toronto", "the Vector Institute", "DeepMind",
+        "OpenAI", "Meta AI", "Stanford University", "Tsinghua University")
+CITIES = ("Mountain View", "Beijing", "Toronto", "London", "San Francisco", "New York", "Montreal")
+
+# ---------------------------------------------------------------- a JSON record's value is an answer
+
+@given(paper=st.sampled_from(PAPERS), key=st.sampled_from(["first_author", "author", "first author", "answer"]),
+       extra=st.sampled_from(["", ', "year": 2016', ', "confidence": "high"']))
+@settings(max_examples=150, deadline=None)
+def test_a_json_value_is_the_answer_for_every_surname(paper: Paper, key: str, extra: str) -> None:
+    """{"first_author": "He"} answers He (a record's value is no placeholder word, for "He" as for "Vaswani"), and
+    {"first_author": "Zhang"} is a wrong answer (0.50), not evasive."""
+    task_id = f"{paper.arxiv_id}/author"
+    right = f'{{"{key}": "{paper.last_name}"{extra}}}'
+    wrong = f'{{"{key}": "Zhang"{extra}}}'
+    assert grade(task_id, right).composite == 1.0, right
+    assert grade(task_id, wrong).composite == 0.5, wrong
+
+
+@pytest.mark.parametrize("output", ['{"first_author": "[AUTHOR]"}', '{"first_author": "<author>"}', "{first_author}",
+                                    '{"first_author": "Unknown"}', '{"first_author": "N/A"}'])
+def test_a_json_placeholder_is_still_evasive(output: str) -> None:
+    assert grade("1512.03385/author", output).composite == 0.0, output
