@@ -16,6 +16,26 @@ ORGS = ("Google Brain", "Microsoft Research Asia", "the University of Toronto", 
         "OpenAI", "Meta AI", "Stanford University", "Tsinghua University")
 CITIES = ("Mountain View", "Beijing", "Toronto", "London", "San Francisco", "New York", "Montreal")
 
+# ------------------------------------------------------------- "X or He": an alternative, for every surname
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(["Zhang", "Ren", "Sun", "Dean", "Xiangyu Zhang"]),
+       form=st.sampled_from(["{A} or {B}", "{A} or {B}?", "Either {A} et al. or {B} et al.", "{A}, or {B}",
+                             "I think it is {A} or {B}.", "{A} or {B} - I can't verify which."]),
+       right_first=st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_a_surname_offered_after_or_hedges_for_every_surname(paper: Paper, other: str, form: str,
+                                                             right_first: bool) -> None:
+    """A surname after the "or" of an alternative is offered as a name, also one that is an English word ("Zhang
+    or He"): the README's hedging rule gives 0.75, whichever of the two names comes first."""
+    a, b = (paper.last_name, other) if right_first else (other, paper.last_name)
+    output = form.format(A=a, B=b)
+    assert grade(f"{paper.arxiv_id}/author", output).composite == 0.75, output
+
+
+def test_neither_nor_still_negates_both() -> None:
+    assert grade("1512.03385/author", "Neither Zhang nor He.").composite == 0.0
+
+
 # ---------------------------------------------------------------- a JSON record's value is an answer
 
 @given(paper=st.sampled_from(PAPERS), key=st.sampled_from(["first_author", "author", "first author", "answer"]),
@@ -35,3 +55,20 @@ def test_a_json_value_is_the_answer_for_every_surname(paper: Paper, key: str, ex
                                     '{"first_author": "Unknown"}', '{"first_author": "N/A"}'])
 def test_a_json_placeholder_is_still_evasive(output: str) -> None:
     assert grade("1512.03385/author", output).composite == 0.0, output
+
+
+# ------------------------------------------------------------------- "Option B. Hinton": a label, then the name
+
+@given(paper=st.sampled_from(PAPERS), letter=st.sampled_from("ABCDEFGH"),
+       label=st.sampled_from(["Option {L}. ", "Candidate {L}. ", "**Option {L}.** ", "Choice {L}. "]))
+@settings(max_examples=150, deadline=None)
+def test_an_option_letter_is_no_initial(paper: Paper, letter: str, label: str) -> None:
+    """The letter after "Option" is the option's index, not an initial of the name after it (which would make
+    "B. Hinton" another person): the name is the answer."""
+    output = label.format(L=letter) + paper.last_name
+    assert grade(f"{paper.arxiv_id}/author", output).composite == 1.0, output
+
+
+def test_an_initial_after_an_option_label_is_still_an_initial() -> None:
+    assert grade("1706.03762/author", "Option B: N. Vaswani").correctness == 0.0
+    assert grade("1706.03762/author", "X. Vaswani").correctness == 0.0

@@ -1090,6 +1090,8 @@ def _name_start(text: str, start: int) -> int:
         core = bare.rstrip(".")
         if not (core[:1].isupper() and core.replace("-", "").isalpha()) or len(core) > 1 and (
                 core.lower() in NON_NAME_WORDS or core != bare):  # one capital is an initial ("Lakshya A");
+            if taken == 1 and core.lower() in _ENUMERATOR_WORDS and len(words[-1].strip(_NAME_MARKUP + ".)")) == 1:
+                return start  # "Option B. Hinton": the letter is the option's index, not an initial
             break  # a longer word with a full stop ends the sentence before the name ("... Models. A. Dosovitskiy")
         taken += 1
         if bare != word:  # emphasis or a quote opens the name ("**Tomas Mikolov**"): it starts here
@@ -1101,6 +1103,9 @@ def _name_start(text: str, start: int) -> int:
 
 
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
+#: Words that an index letter follows as a label ("Option B. Hinton", "Candidate C. Vaswani"): that letter is no
+#: initial of the name after it.
+_ENUMERATOR_WORDS = frozenset("option candidate choice alternative possibility answer guess".split())
 
 
 #: A name right after an initial: "Vaswani, N. Shazeer" lists "N. Shazeer" next, so "N." is not Vaswani's.
@@ -1510,17 +1515,21 @@ _TRAILING_CUE_RE = re.compile(r"\bone\s+of\s+(?:those|these|them|the\s+two)\b")
 
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
-#: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by" or a hedge word
-#: ("The first author is He", "written by He", "maybe He") ...
+#: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by", a hedge word or
+#: the "or" of an alternative, an option's label ("The first author is He", "written by He", "maybe He", "Zhang
+#: or He", "Option B. He") ...
 _ANSWER_SLOT_BEFORE_RE = re.compile(
-    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly)|:|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or"
+    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|:|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or the start of a line (a list marker skipped) ...
 _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])?[ \t*_\"'“‘]*\Z")
 #: ... and after it, the name ends (a stop, a closing bracket or tag, the line's end) or another name follows as an
-#: alternative or in a list ("He or Zhang", "He and Zhang"); after a label, copula or "by" a comma or a bracket may
-#: end it too ("is He, with Zhang", "is He (Microsoft Research)").
-_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
-_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\()")
+#: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
+#: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash
+#: ("Zhang or He - I can't verify which").
+_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)"
+                           r"|,?[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
+_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\(|[ \t]+[–—-][ \t])")
 #: A citation that may stand anywhere: "He and colleagues", "He (2015)", "He, 2015", a list of authors "He, Zhang,
 #: Ren", and a co-author in APA's two-author forms (section 8.17) as for any surname: "He & Zhang", "He and Zhang
 #: (2015)", "He and Zhang, 2015", "He and Zhang et al.", "He, Zhang et al.".
