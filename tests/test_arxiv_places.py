@@ -16,6 +16,28 @@ ORGS = ("Google Brain", "Microsoft Research Asia", "the University of Toronto", 
         "OpenAI", "Meta AI", "Stanford University", "Tsinghua University")
 CITIES = ("Mountain View", "Beijing", "Toronto", "London", "San Francisco", "New York", "Montreal")
 
+# --------------------------------------------------------------------------- an affiliation names no one
+
+@given(paper=st.sampled_from(PAPERS), org=st.sampled_from(ORGS), city=st.sampled_from(CITIES))
+@settings(max_examples=120, deadline=None)
+def test_an_affiliation_names_no_one(paper: Paper, org: str, city: str) -> None:
+    """"Google Brain, Mountain View" is an affiliation (an organisation, a comma, its place): no name, 0.00 on an
+    author task; with the author's name before it, the name counts."""
+    affiliation = f"{org.removeprefix('the ')}, {city}"
+    task_id = f"{paper.arxiv_id}/author"
+    assert grade(task_id, affiliation).composite == 0.0, affiliation
+    assert grade(task_id, f"{paper.first_author}, {affiliation}").correctness == 1.0, affiliation
+
+
+@pytest.mark.parametrize(("output", "correctness", "well_formed"), [
+    ("Vaswani, Ashish", 1.0, 1.0), ("Shazeer, Vaswani", 0.0, 1.0), ("Noam Shazeer, Google Brain", 0.0, 1.0),
+    ("University of Toronto, Toronto", 0.0, 0.0), ("Hinton, Geoffrey (Google Brain, Toronto)", 0.0, 1.0),
+])
+def test_affiliation_examples(output: str, correctness: float, well_formed: float) -> None:
+    verdict = grade("1706.03762/author", output)
+    assert (verdict.correctness, verdict.well_formed) == (correctness, well_formed), output
+
+
 # ------------------------------------------------------------- "X or He": an alternative, for every surname
 
 @given(paper=st.sampled_from(PAPERS), other=st.sampled_from(["Zhang", "Ren", "Sun", "Dean", "Xiangyu Zhang"]),
