@@ -16,6 +16,34 @@ ORGS = ("Google Brain", "Microsoft Research Asia", "the University of Toronto", 
         "OpenAI", "Meta AI", "Stanford University", "Tsinghua University")
 CITIES = ("Mountain View", "Beijing", "Toronto", "London", "San Francisco", "New York", "Montreal")
 
+# ------------------------------------------------------------------- a place or an institution offers no title
+
+PLACE_SENTENCES = ("I think the work was done at {O} in {C}, but I'm not sure.",
+                   "The research was carried out at {O} in {C}.", "I believe it came out of a lab at {O}.",
+                   "It was written at {O} in {C}, I think.", "The authors worked at {O} in {C} at the time.")
+
+
+@given(paper=st.sampled_from(PAPERS), org=st.sampled_from(ORGS), city=st.sampled_from(CITIES),
+       form=st.sampled_from(PLACE_SENTENCES))
+@settings(max_examples=150, deadline=None)
+def test_a_sentence_about_a_place_offers_no_title(paper: Paper, org: str, city: str, form: str) -> None:
+    """Where the work was done is no title: the sentence is evasive on a title task (0.00), not a wrong title."""
+    output = form.format(O=org, C=city)
+    assert grade(f"{paper.arxiv_id}/title", output).composite == 0.0, output
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    # a title in the sentence still offers it, also beside a place
+    ("It's Going Deeper with Convolutions.", 0.5),
+    ("Going Deeper with Convolutions, written at Google in Mountain View.", 0.5),
+    ("I think it is Going Deeper with Convolutions, from Google.", 0.5),
+    ("Attention Is All You Need, written at Google Brain in Mountain View.", 1.0),
+    ("I think the work was done at Google Brain in Mountain View, but I'm not sure.", 0.0),
+])
+def test_place_sentence_examples(output: str, composite: float) -> None:
+    assert grade("1706.03762/title", output).composite == composite, output
+
+
 # --------------------------------------------------------------------------- an affiliation names no one
 
 @given(paper=st.sampled_from(PAPERS), org=st.sampled_from(ORGS), city=st.sampled_from(CITIES))

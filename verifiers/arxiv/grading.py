@@ -81,6 +81,7 @@ from verifiers.arxiv.matching import (
     name_like,
     name_tokens,
     position_label,
+    prose_line,
     remark_line,
     retracted,
     sentence_span,
@@ -880,8 +881,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extra and share >= PARTIAL_TITLE_MIN_SHARE:
         return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
-    if _unquoted_remark(r) or offers_nothing(r.text):  # "Somebody at Google wrote it, I believe", "HTTP 429
-        return no_answer(f"title '{title}'", "a title", r)  # Too Many Requests": its title-case run is no title
+    if _unquoted_remark(r) or _place_remark(r, spans) or offers_nothing(r.text):  # "Somebody at Google wrote it,
+        return no_answer(f"title '{title}'", "a title", r)  # I believe", "HTTP 429 Too Many Requests": no title
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
 
 
@@ -897,6 +898,24 @@ def _unquoted_remark(r: Response) -> bool:
         return False
     caps = [w[0].isupper() for w in _LINE_WORD_RE.findall(stripped)[1:]]
     return not any(a and b for a, b in zip(caps, caps[1:], strict=False))
+
+
+#: Before a place's or an organisation's name in a sentence: a place preposition, perhaps "the" ("at Google Brain",
+#: "in Mountain View", "from the University of Toronto").
+_PLACE_BEFORE_RE = re.compile(r"(?<![^\W_])(?:at|in|from|near|based\s+in)[ \t]+(?:the[ \t]+)?\Z", re.IGNORECASE)
+
+
+def _place_remark(r: Response, spans: list[tuple[int, int]]) -> bool:
+    """Whether the response is one unquoted line of prose (:func:`verifiers.arxiv.matching.prose_line`) whose
+    title-case runs (``spans``) all name places or organisations, each right after a place preposition
+    (``_PLACE_BEFORE_RE``): "I think the work was done at Google Brain in Mountain View, but I'm not sure." says
+    where the work was done and offers no title (evasive, 0.00, as the README's refusal rule says of text
+    offering no title), whereas "It's Going Deeper with Convolutions" offers one."""
+    stripped = r.text.strip()
+    if not spans or "\n" in stripped or any(q in stripped for q in "\"“”‘«»「`*") or not prose_line(stripped):
+        return False
+    text = r.text
+    return all(_PLACE_BEFORE_RE.search(text, max(0, s - 20), s) is not None for s, _ in spans)
 
 
 #: A phrase in straight single quotes (an apostrophe has a letter on both sides: "can't" opens none).
