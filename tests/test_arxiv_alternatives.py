@@ -214,11 +214,14 @@ def test_conditional_branches_hedge_in_either_order(paper: Paper, other: Paper, 
 @given(paper=st.sampled_from(PAPERS), other=st.sampled_from(["Distributed Representations of Words and Phrases and "
                                                              "their Compositionality", "Sequence to Sequence "
                                                              "Learning with Neural Networks", "Deep Learning"]),
-       label=st.sampled_from(["Option {L}: ", "**Option {L}:** ", "Candidate {L}: ", "- Option {L} - "]),
+       label=st.sampled_from(["Option {L}: ", "**Option {L}:** ", "Candidate {L}: ", "- Option {L} - ", "Option {L}. ",
+                              "Option {L}) ", "Choice {L} - ", "Alternative: "]),
        right_first=st.booleans())
 @settings(max_examples=120, deadline=None)
 def test_option_lines_hedge_in_either_order(paper: Paper, other: str, label: str, right_first: bool) -> None:
-    """"Option A: X\\nOption B: Y" lists two candidate titles: hedged whichever line holds the right title."""
+    """"Option A: X\\nOption B: Y" lists two candidate titles: hedged whichever line holds the right title (one
+    rule of labelled candidates, whatever ends the label: a colon, a dash, or a full stop or bracket after its
+    index)."""
     a, b = (paper.title, other) if right_first else (other, paper.title)
     output = f"{label.format(L='A')}{a}\n{label.format(L='B')}{b}"
     assert grade(f"{paper.arxiv_id}/title", output).composite == 0.75, output
@@ -240,3 +243,15 @@ def test_a_two_author_citation_names_its_first_author_for_every_surname(paper: P
     assert grade(task_id, form.format(S=paper.last_name)).correctness == 1.0, form
     swapped = form.replace("{S}", "Zhang-X").replace("Zhang", "{S}", 1).replace("Zhang-X", "Zhang")
     assert grade(task_id, swapped.format(S=paper.last_name)).correctness == 0.0, swapped
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("Option A. Attention Is All You Need. Option B. Self-Attention Networks for Translation.", 0.75),
+    ("Option 2) Self-Attention Networks for Translation\nOption 1) Attention Is All You Need", 0.75),
+    ("Best guess: Attention Is All You Need. Alternative: Self-Attention Networks for Translation", 0.75),
+    # a full stop after a label word without an index ends a sentence, it labels nothing
+    ("Attention Is All You Need\n\nAlternative. Self-Attention Networks for Translation was a later paper.", 1.0),
+    ("Option A. Attention Is All You Need", 1.0),
+])
+def test_labelled_candidates_examples(output: str, composite: float) -> None:
+    assert grade("1706.03762/title", output).composite == composite, output

@@ -21,7 +21,7 @@ retracted and do not count):
   ... is ...", a line under "References:"), is no rival when a value without such a cue remains.
 * **conditionals**: the right answer under one condition and another under another ("If you mean X, A;
   otherwise B") is hedged, whichever branch comes first (:func:`_conditional_hedge`); so are titles on lines
-  labelled as options ("Option A: X\nOption B: Y", :func:`_option_rival`).
+  labelled as options ("Option A: X\nOption B: Y", :func:`_labelled_rival`).
 * **title**: correct when the title occurs up to normalisation (case, punctuation, spacing, quotes, LaTeX,
   hyphenation) and is not part of a longer title (``Attention Is All You Need in Speech Separation`` is
   another paper).  Another known paper's title or a longer title alone is wrong; with the right title, or any
@@ -81,6 +81,7 @@ from verifiers.arxiv.matching import (
     name_like,
     name_tokens,
     position_label,
+    prose_line,
     remark_line,
     retracted,
     sentence_span,
@@ -695,13 +696,16 @@ _GAP_BEFORE_HINT_RE = re.compile(r"(?:[;|/&?,:]|\b(?:and|or|nor|vs\.?|versus|may
                                  r"[\s\"“”‘’'`*_«»()\[\]]*\Z")
 
 
-#: A label or key naming one candidate among several ("Best guess:", "Second guess:", "Option 2:", "Alternative
-#: title:", {"alternative": ...}, "Backup -"), at a line's or a sentence's start or as a JSON key; group 1 the
-#: label.  Its value runs to the closing quote (a quoted value) or to the sentence's or line's end.
+#: A label or key naming one candidate among several ("Best guess:", "Second guess:", "Option 2:", "Option A.",
+#: "Option 2)", "Alternative title:", {"alternative": ...}, "Backup -"), at a line's or a sentence's start or as a
+#: JSON key; group 1 the label.  A full stop or a bracket ends a label only after its index letter or number
+#: ("Option A. X"; "Alternative. X" is no label).  Its value runs to the closing quote (a quoted value) or to the
+#: sentence's or line's end.
 _CANDIDATE_LABEL_RE = re.compile(
     r"(?:^|(?<=[\n.;!?{,]))[ \t*_#>-]*[\"']?((?:[\w-]+[ \t]+){0,3}?(?:guess|option|alternative|candidate"
     r"|choice|possibilit(?:y|ie)|backup|runner[ -]up|one[ \t]+of|either[ \t]+of)(s?)"
-    r"(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*[:=：–—-][ \t*_]*", re.IGNORECASE)
+    r"(?:[ \t_-]*(?:[0-9]{1,2}|[a-h]|title|answer))?)[\"']?[ \t*_]*"
+    r"(?:[:=：–—-]|(?:(?<=[ \t_-][0-9a-hA-H])|(?<=[ \t_-][0-9]{2}))[.)])[ \t*_]*", re.IGNORECASE)
 #: Between the items of a label naming several candidates ("Options: A; B", "One of: A, B", "A or B").
 _ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
 _KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
@@ -710,11 +714,13 @@ _VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
 
 
 def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
-    """Whether a label or key naming a candidate (``_CANDIDATE_LABEL_RE``: "Best guess: B", "Second guess: B",
-    "Option 2: B", {"title": "A", "alternative": "B"}, {"alternatives": ["B"]}; a plural label or "one of"
-    lists several: "One of: A, B") holds a value that offers another title (``offered``) and overlaps none of
-    the title's ``committed`` spans: the right title offered with another candidate hedges, as the
-    README's hedging rule says, whether the other title is a known paper's or a near miss of this one's."""
+    """The one rule of labelled candidates: whether a label or key naming a candidate (``_CANDIDATE_LABEL_RE``:
+    "Best guess: B", "Second guess: B", "Option 2: B", "Option B. B", "Alternative: B", {"title": "A",
+    "alternative": "B"}, {"alternatives": ["B"]}; a plural label or "one of" lists several: "One of: A, B") holds
+    a value that offers another title (``offered``), overlaps none of the title's ``committed`` spans and counts
+    (not refused or retracted).  The labels call their values candidates, so the right title offered with another
+    one hedges, as the README's hedging rule says, whichever comes first ("Option A: X\nOption B: Y"), whether the
+    other title is a known paper's or a near miss of this one's, and whether or not the right title is labelled."""
     lower = r.lower
     if not any(k in lower for k in _KEYS_OF_CANDIDATES):
         return False
@@ -836,8 +842,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     others = [t for t, _, _ in other_spans]
     if committed:
         rivals = others + (["a longer title containing it"] if extended else [])
-        if rivals or _listed_rival(r, committed, _title_offer, "title") or _option_rival(r, committed) or (
-                _labelled_rival(r, committed, _title_offer)) or (_may_be_side_by_side(r, committed) and
+        if rivals or _listed_rival(r, committed, _title_offer, "title") or _labelled_rival(
+                r, committed, _title_offer) or (_may_be_side_by_side(r, committed) and
                 _side_by_side(r, committed, [(s, e) for s, e in all_spans() if not superseded(r, e, later)])):
             shown = listing(rivals) if rivals else "another title"
             return HEDGED_CREDIT, 1.0, (f"expected title '{title}'; the right title was given with others "
@@ -875,28 +881,9 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     if extra and share >= PARTIAL_TITLE_MIN_SHARE:
         return 0.0, 1.0, (f"expected title '{title}', response gave another title ({extra} content "
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
-    if _unquoted_remark(r) or offers_nothing(r.text):  # "Somebody at Google wrote it, I believe", "HTTP 429
-        return no_answer(f"title '{title}'", "a title", r)  # Too Many Requests": its title-case run is no title
+    if _unquoted_remark(r) or _place_remark(r, spans) or offers_nothing(r.text):  # "Somebody at Google wrote it,
+        return no_answer(f"title '{title}'", "a title", r)  # I believe", "HTTP 429 Too Many Requests": no title
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
-
-
-#: A line labelled as one of several options ("Option A:", "**Option 2** -", "Candidate B:", "Alternative:").
-_OPTION_LINE_RE = re.compile(r"^[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*"
-                             r"(?:[a-z0-9]{1,2}\b)?[ \t*_]*[:.)—–-][ \t*_\"“‘']*(.*)$", re.IGNORECASE | re.MULTILINE)
-
-
-def _option_rival(r: Response, committed: list[tuple[int, int]]) -> bool:
-    """Whether the title sits on a line labelled as an option ("Option B: A") and another line labelled so offers
-    another title (:func:`_title_offer`), whichever comes first: the labels list candidates, so the answer
-    hedges even where the other title is not one the title-case reading finds whole ("Option A: Distributed
-    Representations of Words and Phrases and their Compositionality")."""
-    lower = r.lower
-    if not any(k in lower for k in ("option", "candidate", "alternative", "choice", "possibility")):
-        return False
-    lines = [(line.start(), line.end(), line.group(1)) for line in _OPTION_LINE_RE.finditer(r.text)]
-    mine = [i for i, (s, e, _) in enumerate(lines) if any(s <= cs and ce <= e for cs, ce in committed)]
-    return bool(mine) and any(i not in mine and _title_offer(content.strip(" \t*_\"”’'"))
-                              for i, (_, _, content) in enumerate(lines))
 
 
 def _unquoted_remark(r: Response) -> bool:
@@ -911,6 +898,24 @@ def _unquoted_remark(r: Response) -> bool:
         return False
     caps = [w[0].isupper() for w in _LINE_WORD_RE.findall(stripped)[1:]]
     return not any(a and b for a, b in zip(caps, caps[1:], strict=False))
+
+
+#: Before a place's or an organisation's name in a sentence: a place preposition, perhaps "the" ("at Google Brain",
+#: "in Mountain View", "from the University of Toronto").
+_PLACE_BEFORE_RE = re.compile(r"(?<![^\W_])(?:at|in|from|near|based\s+in)[ \t]+(?:the[ \t]+)?\Z", re.IGNORECASE)
+
+
+def _place_remark(r: Response, spans: list[tuple[int, int]]) -> bool:
+    """Whether the response is one unquoted line of prose (:func:`verifiers.arxiv.matching.prose_line`) whose
+    title-case runs (``spans``) all name places or organisations, each right after a place preposition
+    (``_PLACE_BEFORE_RE``): "I think the work was done at Google Brain in Mountain View, but I'm not sure." says
+    where the work was done and offers no title (evasive, 0.00, as the README's refusal rule says of text
+    offering no title), whereas "It's Going Deeper with Convolutions" offers one."""
+    stripped = r.text.strip()
+    if not spans or "\n" in stripped or any(q in stripped for q in "\"“”‘«»「`*") or not prose_line(stripped):
+        return False
+    text = r.text
+    return all(_PLACE_BEFORE_RE.search(text, max(0, s - 20), s) is not None for s, _ in spans)
 
 
 #: A phrase in straight single quotes (an apostrophe has a letter on both sides: "can't" opens none).
@@ -1104,6 +1109,8 @@ def _name_start(text: str, start: int) -> int:
         core = bare.rstrip(".")
         if not (core[:1].isupper() and core.replace("-", "").isalpha()) or len(core) > 1 and (
                 core.lower() in NON_NAME_WORDS or core != bare):  # one capital is an initial ("Lakshya A");
+            if taken == 1 and core.lower() in _ENUMERATOR_WORDS and len(words[-1].strip(_NAME_MARKUP + ".)")) == 1:
+                return start  # "Option B. Hinton": the letter is the option's index, not an initial
             break  # a longer word with a full stop ends the sentence before the name ("... Models. A. Dosovitskiy")
         taken += 1
         if bare != word:  # emphasis or a quote opens the name ("**Tomas Mikolov**"): it starts here
@@ -1115,6 +1122,9 @@ def _name_start(text: str, start: int) -> int:
 
 
 _NEXT_WORD_RE = re.compile(r"[\s\"“‘'`*_(\[]*([^\W\d_][\w'’.-]*)")
+#: Words that an index letter follows as a label ("Option B. Hinton", "Candidate C. Vaswani"): that letter is no
+#: initial of the name after it.
+_ENUMERATOR_WORDS = frozenset("option candidate choice alternative possibility answer guess".split())
 
 
 #: A name right after an initial: "Vaswani, N. Shazeer" lists "N. Shazeer" next, so "N." is not Vaswani's.
@@ -1524,17 +1534,21 @@ _TRAILING_CUE_RE = re.compile(r"\bone\s+of\s+(?:those|these|them|the\s+two)\b")
 
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
-#: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by" or a hedge word
-#: ("The first author is He", "written by He", "maybe He") ...
+#: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by", a hedge word or
+#: the "or" of an alternative, an option's label ("The first author is He", "written by He", "maybe He", "Zhang
+#: or He", "Option B. He") ...
 _ANSWER_SLOT_BEFORE_RE = re.compile(
-    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly)|:|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or"
+    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|:|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or the start of a line (a list marker skipped) ...
 _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])?[ \t*_\"'“‘]*\Z")
 #: ... and after it, the name ends (a stop, a closing bracket or tag, the line's end) or another name follows as an
-#: alternative or in a list ("He or Zhang", "He and Zhang"); after a label, copula or "by" a comma or a bracket may
-#: end it too ("is He, with Zhang", "is He (Microsoft Research)").
-_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)|[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
-_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\()")
+#: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
+#: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash
+#: ("Zhang or He - I can't verify which").
+_NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)"
+                           r"|,?[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
+_NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\(|[ \t]+[–—-][ \t])")
 #: A citation that may stand anywhere: "He and colleagues", "He (2015)", "He, 2015", a list of authors "He, Zhang,
 #: Ren", and a co-author in APA's two-author forms (section 8.17) as for any surname: "He & Zhang", "He and Zhang
 #: (2015)", "He and Zhang, 2015", "He and Zhang et al.", "He, Zhang et al.".

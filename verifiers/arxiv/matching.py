@@ -1321,8 +1321,9 @@ _INITIAL_BEFORE_RE = re.compile(r"(?<![^\W_])(?-i:[A-HJ-Z])\.[ \t]*\Z")
 #: After a capitalised pair: the pair ends (no further capitalised word, no label's colon; closing emphasis or
 #: quotes skipped: "**Kevin He**").
 _PAIR_END_RE = re.compile(r"[*_\"'”’]*[ \t]*(?:[.,;!?)\]\n]|\Z|[ \t]+(?-i:[a-z0-9(]))")
-#: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)").
-_ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]\n]|\((?:19|20)[0-9]{2}|\Z)")
+#: After a sentence's first word: the sentence is that word alone ("Bengio.", "Answer: Bengio", "Bengio (2014)"),
+#: also as a record's quoted value ({"first_author": "Zhang"}, {"first_author": "Zhang", "year": 2015}).
+_ALONE_AFTER_RE = re.compile(r"[ \t*_\"'”’]*(?:[.!?;)\]}\n]|\((?:19|20)[0-9]{2}|\Z)|[ \t*_]*[\"”][ \t]*,")
 
 
 def _sentence_start(text: str, start: int) -> bool:
@@ -1391,8 +1392,43 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
     if previous[:1].isupper() and previous == previous.rstrip(",.;:") and (core in NON_NAME_WORDS and
                                                                            core not in FUNCTION_WORDS):
         return True  # "Microsoft Research Asia": an organisation's name goes on
-    return len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
-        previous == previous.rstrip(",.;:"))  # "in San Francisco"
+    if len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
+            previous == previous.rstrip(",.;:")):
+        return True  # "in San Francisco"
+    return (previous == "of" or "," in head) and _after_organisation(words)
+
+
+#: Words of an organisation's name ("Google Brain", "University of Toronto", "Meta AI"): what follows the name
+#: and a comma is its place, as an affiliation is written ("Google Brain, Mountain View").
+_ORG_WORDS = frozenset("university institute institution lab labs laboratory laboratories college school academy "
+                       "center centre department group team research ai google brain openai deepmind meta "
+                       "microsoft facebook nvidia inc corp corporation ltd llc gmbh plc stanford berkeley mit".split())
+
+
+def _after_organisation(words: list[str]) -> bool:
+    """Whether the capitalised word after ``words`` (the text before it, split) continues an organisation's name
+    or gives its place: it follows "of" after an organisation's word ("University of Toronto"), or a comma after
+    an organisation's name, alone or with one more capitalised word of the place ("Google Brain, Mountain View",
+    "Microsoft Research Asia, Beijing"): an affiliation, no person."""
+    k = len(words) - 1
+    if not words[k].endswith(",") and k >= 1 and words[k - 1].endswith(",") and words[k][:1].isupper() and (
+            words[k].isalpha()):
+        k -= 1  # "..., Mountain View": the place's first word was read already
+    if not (words[k] == "of" or words[k].endswith(",")):
+        return False
+    seen = 0
+    for word in reversed(words[max(0, k - 4):k + 1]):
+        core = word.rstrip(",")
+        if core == "of":
+            continue
+        if not core[:1].isupper() or not core.replace("-", "").isalpha():
+            break
+        if core.lower() in _ORG_WORDS:
+            return True
+        seen += 1
+        if seen >= 3:
+            break
+    return False
 
 
 #: A word naming an institution right after a capitalised word makes that word part of its name ("Brown
@@ -2237,7 +2273,10 @@ def _bracketed(text: str) -> list[re.Match[str]]:
 
 def _placeholder_words(inside: str) -> bool:
     """Whether the inside of a bracketed span is a placeholder: its words are all words that are never a name or
-    placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE")."""
+    placeholder words (``_PLACEHOLDER_WORDS``), or it is one upper-case identifier ("PAPER_TITLE"); a quoted key
+    and its value are a record's field, not a placeholder ({"first_author": "He"}: "He" is a value)."""
+    if '":' in inside or "':" in inside:  # a record's field ({"first_author": "He"}): a key and its value
+        return False
     words = _WORD_RE.findall(inside.replace("_", " "))
     if not words:
         return False
