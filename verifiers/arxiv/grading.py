@@ -708,6 +708,39 @@ _ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
 _KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
                                         "backup", "runner", "one of", "either of")
 _VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
+#: The first words of ``_CANDIDATE_LABEL_RE``'s label words: each of its matches holds one (on ASCII text).
+_CANDIDATE_LABEL_WORDS: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
+                                           "backup", "runner", "one", "either")
+#: What a ``_CANDIDATE_LABEL_RE`` match starts right after (besides the text's start), and never holds.
+_LABEL_OPENERS = "\n.;!?{,"
+
+
+def _candidate_labels(r: Response) -> list[re.Match[str]]:
+    """What ``_CANDIDATE_LABEL_RE.finditer(r.text)`` finds.  On ASCII text it is tried only where a match can
+    start: after the last opener (``_LABEL_OPENERS``) before a label word (``_CANDIDATE_LABEL_WORDS``), since
+    nothing between a match's start and its label word is an opener; a whole-text search tries the lookbehind
+    and the label's words at every character (about 600 us on a long answer)."""
+    text, lower = r.text, r.lower
+    if not r.ascii:  # case-insensitive matching of other scripts ("ſ" is "s"): the whole-text search
+        return list(_CANDIDATE_LABEL_RE.finditer(text))
+    starts = set()
+    for word in _CANDIDATE_LABEL_WORDS:
+        at = lower.find(word)
+        while at >= 0:
+            lo = at - 200 if at > 200 else 0
+            start = max([text.rfind(c, lo, at) for c in _LABEL_OPENERS])
+            if start < 0 and lo > 0:  # a long run without an opener: look further back
+                start = max([text.rfind(c, 0, lo) for c in _LABEL_OPENERS])
+            starts.add(start + 1)
+            at = lower.find(word, at + 1)
+    match, labels, after = _CANDIDATE_LABEL_RE.match, [], 0
+    for start in sorted(starts):
+        if start >= after:  # as finditer goes on: no match inside the previous one
+            label = match(text, start)
+            if label is not None:
+                labels.append(label)
+                after = label.end()
+    return labels
 
 
 def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
@@ -720,7 +753,7 @@ def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Call
     if not any(k in lower for k in _KEYS_OF_CANDIDATES):
         return False
     text = r.text
-    for label in _CANDIDATE_LABEL_RE.finditer(text):
+    for label in _candidate_labels(r):
         start = label.end()
         if text.startswith("[", start):  # {"alternatives": ["B", "C"]}: each element is a value
             close = text.find("]", start, start + 3000)
