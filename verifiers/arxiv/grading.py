@@ -1479,25 +1479,36 @@ _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "po
                                        "also be", "equally be", "which case", "plausible", "also possible",
                                        "equally possible")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
-#: The first words of ``_NAME_LISTING_CUE_RE``'s alternatives but the confidences': every other match starts with
-#: one, at a word's start (its ``\b``), so only there is the pattern tried (:func:`_listing_cues`).
-_NAME_LISTING_CUE_STARTS: tuple[str, ...] = (
-    "candidate", "option", "alternative", "possib", "choices", "guess", "backup", "second", "runner", "sure",
-    "certain", "decide", "choose", "torn", "undecided", "unsure", "less", "more", "also", "equally", "most", "one",
-    "it", "that", "in", "is", "seems")
-_LISTING_CUE_KEYS = KeyTable(_NAME_LISTING_CUE_STARTS)
+#: The first words of ``_NAME_LISTING_CUE_RE``'s alternatives but the confidences' (every other match starts with
+#: one, at a word's start: its ``\b``), grouped by what the rest of their alternatives needs in the text (``None``:
+#: nothing looked for); a group whose need is missing cannot start a match ("it", "that" without "may", "might" or
+#: "could").  Only at the word starts of the groups kept is the pattern tried (:func:`_listing_cues`).
+_NAME_LISTING_CUE_STARTS: tuple[tuple[Callable[[str], bool] | None, tuple[str, ...]], ...] = (
+    (None, ("candidate", "option", "alternative", "possib", "choices", "guess", "backup", "second", "runner", "one")),
+    (contains_any(("between",)), ("sure", "certain", "decide", "choose", "torn", "undecided", "unsure")),
+    (contains_any(("likely",)), ("less", "more", "also", "equally", "most")),
+    (contains_any(("may", "might", "could")), ("it", "that")),
+    (lambda s: "which" in s and "case" in s, ("in",)),
+    (contains_any(("plausible", "possible")), ("is", "seems")),
+)
+#: Per set of first words kept, their key table (at most one per combination of the groups' needs).
+_LISTING_CUE_TABLES: dict[tuple[str, ...], KeyTable] = {}
 
 
 def _listing_cues(r: Response) -> list[re.Match[str]]:
     """What ``_NAME_LISTING_CUE_RE.finditer(r.lower)`` finds, tried only at the word starts of its alternatives'
-    first words (``_NAME_LISTING_CUE_STARTS``), each by an anchored match: a whole-text search costs a pass of the
-    branch-first pattern over every character (about 330 us on a long answer).  A confidence ("60%") may start
-    inside a word, so a text with "%" is searched whole."""
+    first words (``_NAME_LISTING_CUE_STARTS``, the groups whose rest may occur), each by an anchored match: a
+    whole-text search costs a pass of the branch-first pattern over every character (about 330 us on a long
+    answer).  A confidence ("60%") may start inside a word, so a text with "%" is searched whole."""
     lower = r.lower
     if "%" in lower:
         return list(_NAME_LISTING_CUE_RE.finditer(lower))
+    words = tuple([w for need, group in _NAME_LISTING_CUE_STARTS if need is None or need(lower) for w in group])
+    table = _LISTING_CUE_TABLES.get(words)
+    if table is None:
+        table = _LISTING_CUE_TABLES[words] = KeyTable(words)
     match, cues, after = _NAME_LISTING_CUE_RE.match, [], 0
-    for i in r.hits(_LISTING_CUE_KEYS)[0].word_starts(lower):
+    for i in table.scan(lower)[0].word_starts(lower):
         if i >= after:  # as finditer goes on: no match inside the previous one
             cue = match(lower, i)
             if cue is not None:
