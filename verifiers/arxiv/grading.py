@@ -1009,9 +1009,11 @@ def _answer_line(r: Response) -> tuple[int, int, bool] | None:
     the last answer cue ("I can't browse arXiv, but it's A."), its final stop dropped.  The grade of a line does
     not depend on what wraps it.  ``(start, end, cued)``: ``cued`` when a refusal's answer cue was found."""
     text, line = r.text, None
-    at = 0
-    for raw in text.split("\n"):
-        lo, hi = at, at + len(raw)
+    at, size = 0, len(text)
+    while at <= size:  # line by line, not a split of the whole text: a long answer's second line ends the search
+        hi = text.find("\n", at)
+        lo, hi = at, size if hi < 0 else hi
+        raw = text[lo:hi]
         at = hi + 1
         if not raw.strip() or _WRAPPER_LINE_RE.match(raw):
             continue

@@ -784,8 +784,10 @@ def foreign_line(line: str, lowered: list[str] | None = None) -> bool:
     words in lower case, when the caller has them)."""
     if not any(c.isalpha() and c < "\u0250" for c in line):  # no letter of a Latin alphabet (to Latin Extended-B)
         return True
-    if lowered is None:
-        lowered = [w.lower() for w in _WORD_RE.findall(line)]
+    if lowered is None:  # on ASCII, lower-casing keeps every word's span: one call instead of one per word
+        lowered = _WORD_RE.findall(line.lower()) if line.isascii() else [w.lower() for w in _WORD_RE.findall(line)]
+    if _FOREIGN_WORDS.isdisjoint(lowered):  # the usual English line: one C call, no count
+        return False
     foreign = sum(w in _FOREIGN_WORDS for w in lowered)
     return foreign >= 2 and 3 * foreign >= len(lowered)
 
