@@ -707,10 +707,12 @@ _CANDIDATE_LABEL_RE = re.compile(
 _ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
 _KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
                                         "backup", "runner", "one of", "either of")
+_has_candidate_key = contains_any(_KEYS_OF_CANDIDATES)
 _VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
 #: The first words of ``_CANDIDATE_LABEL_RE``'s label words: each of its matches holds one (on ASCII text).
 _CANDIDATE_LABEL_WORDS: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
                                            "backup", "runner", "one", "either")
+_CANDIDATE_LABEL_KEYS = KeyTable(_CANDIDATE_LABEL_WORDS)
 #: What a ``_CANDIDATE_LABEL_RE`` match starts right after (besides the text's start), and never holds.
 _LABEL_OPENERS = "\n.;!?{,"
 
@@ -720,19 +722,16 @@ def _candidate_labels(r: Response) -> list[re.Match[str]]:
     start: after the last opener (``_LABEL_OPENERS``) before a label word (``_CANDIDATE_LABEL_WORDS``), since
     nothing between a match's start and its label word is an opener; a whole-text search tries the lookbehind
     and the label's words at every character (about 600 us on a long answer)."""
-    text, lower = r.text, r.lower
+    text = r.text
     if not r.ascii:  # case-insensitive matching of other scripts ("ſ" is "s"): the whole-text search
         return list(_CANDIDATE_LABEL_RE.finditer(text))
     starts = set()
-    for word in _CANDIDATE_LABEL_WORDS:
-        at = lower.find(word)
-        while at >= 0:
-            lo = at - 200 if at > 200 else 0
-            start = max([text.rfind(c, lo, at) for c in _LABEL_OPENERS])
-            if start < 0 and lo > 0:  # a long run without an opener: look further back
-                start = max([text.rfind(c, 0, lo) for c in _LABEL_OPENERS])
-            starts.add(start + 1)
-            at = lower.find(word, at + 1)
+    for at, _ in r.hits(_CANDIDATE_LABEL_KEYS)[0].spans:  # one pass for all the words, not a find per word
+        lo = at - 200 if at > 200 else 0
+        start = max([text.rfind(c, lo, at) for c in _LABEL_OPENERS])
+        if start < 0 and lo > 0:  # a long run without an opener: look further back
+            start = max([text.rfind(c, 0, lo) for c in _LABEL_OPENERS])
+        starts.add(start + 1)
     match, labels, after = _CANDIDATE_LABEL_RE.match, [], 0
     for start in sorted(starts):
         if start >= after:  # as finditer goes on: no match inside the previous one
@@ -750,7 +749,7 @@ def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Call
     the title's ``committed`` spans: the right title offered with another candidate hedges, as the
     README's hedging rule says, whether the other title is a known paper's or a near miss of this one's."""
     lower = r.lower
-    if not any(k in lower for k in _KEYS_OF_CANDIDATES):
+    if not _has_candidate_key(lower):
         return False
     text = r.text
     for label in _candidate_labels(r):
@@ -919,13 +918,16 @@ _OPTION_LINE_RE = re.compile(r"^[ \t*_#>-]*(?:option|candidate|alternative|choic
                              r"(?:[a-z0-9]{1,2}\b)?[ \t*_]*[:.)—–-][ \t*_\"“‘']*(.*)$", re.IGNORECASE | re.MULTILINE)
 
 
+_has_option_key = contains_any(("option", "candidate", "alternative", "choice", "possibility"))
+
+
 def _option_rival(r: Response, committed: list[tuple[int, int]]) -> bool:
     """Whether the title sits on a line labelled as an option ("Option B: A") and another line labelled so offers
     another title (:func:`_title_offer`), whichever comes first: the labels list candidates, so the answer
     hedges even where the other title is not one the title-case reading finds whole ("Option A: Distributed
     Representations of Words and Phrases and their Compositionality")."""
     lower = r.lower
-    if not any(k in lower for k in ("option", "candidate", "alternative", "choice", "possibility")):
+    if not _has_option_key(lower):
         return False
     lines = [(line.start(), line.end(), line.group(1)) for line in _OPTION_LINE_RE.finditer(r.text)]
     mine = [i for i, (s, e, _) in enumerate(lines) if any(s <= cs and ce <= e for cs, ce in committed)]
