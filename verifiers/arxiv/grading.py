@@ -63,6 +63,7 @@ from verifiers.arxiv.matching import (
     WINDOW,
     YEAR_RE,
     CaseFree,
+    KeyTable,
     PaperMatcher,
     Response,
     alternative_after,
@@ -710,7 +711,39 @@ _CANDIDATE_LABEL_RE = re.compile(
 _ITEM_SEPARATOR_RE = re.compile(r"[;,][ \t]+|[ \t]+or[ \t]+", re.IGNORECASE)
 _KEYS_OF_CANDIDATES: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
                                         "backup", "runner", "one of", "either of")
+_has_candidate_key = contains_any(_KEYS_OF_CANDIDATES)
 _VALUE_END_RE = re.compile(r"[\n;]|[.!?](?=\s|\Z)|\Z")
+#: The first words of ``_CANDIDATE_LABEL_RE``'s label words: each of its matches holds one (on ASCII text).
+_CANDIDATE_LABEL_WORDS: tuple[str, ...] = ("guess", "option", "alternative", "candidate", "choice", "possibilit",
+                                           "backup", "runner", "one", "either")
+_CANDIDATE_LABEL_KEYS = KeyTable(_CANDIDATE_LABEL_WORDS)
+#: What a ``_CANDIDATE_LABEL_RE`` match starts right after (besides the text's start), and never holds.
+_LABEL_OPENERS = "\n.;!?{,"
+
+
+def _candidate_labels(r: Response) -> list[re.Match[str]]:
+    """What ``_CANDIDATE_LABEL_RE.finditer(r.text)`` finds.  On ASCII text it is tried only where a match can
+    start: after the last opener (``_LABEL_OPENERS``) before a label word (``_CANDIDATE_LABEL_WORDS``), since
+    nothing between a match's start and its label word is an opener; a whole-text search tries the lookbehind
+    and the label's words at every character (about 600 us on a long answer)."""
+    text = r.text
+    if not r.ascii:  # case-insensitive matching of other scripts ("ſ" is "s"): the whole-text search
+        return list(_CANDIDATE_LABEL_RE.finditer(text))
+    starts = set()
+    for at, _ in r.hits(_CANDIDATE_LABEL_KEYS)[0].spans:  # one pass for all the words, not a find per word
+        lo = at - 200 if at > 200 else 0
+        start = max([text.rfind(c, lo, at) for c in _LABEL_OPENERS])
+        if start < 0 and lo > 0:  # a long run without an opener: look further back
+            start = max([text.rfind(c, 0, lo) for c in _LABEL_OPENERS])
+        starts.add(start + 1)
+    match, labels, after = _CANDIDATE_LABEL_RE.match, [], 0
+    for start in sorted(starts):
+        if start >= after:  # as finditer goes on: no match inside the previous one
+            label = match(text, start)
+            if label is not None:
+                labels.append(label)
+                after = label.end()
+    return labels
 
 
 def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
@@ -722,10 +755,10 @@ def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Call
     one hedges, as the README's hedging rule says, whichever comes first ("Option A: X\nOption B: Y"), whether the
     other title is a known paper's or a near miss of this one's, and whether or not the right title is labelled."""
     lower = r.lower
-    if not any(k in lower for k in _KEYS_OF_CANDIDATES):
+    if not _has_candidate_key(lower):
         return False
     text = r.text
-    for label in _CANDIDATE_LABEL_RE.finditer(text):
+    for label in _candidate_labels(r):
         start = label.end()
         if text.startswith("[", start):  # {"alternatives": ["B", "C"]}: each element is a value
             close = text.find("]", start, start + 3000)
@@ -980,9 +1013,11 @@ def _answer_line(r: Response) -> tuple[int, int, bool] | None:
     the last answer cue ("I can't browse arXiv, but it's A."), its final stop dropped.  The grade of a line does
     not depend on what wraps it.  ``(start, end, cued)``: ``cued`` when a refusal's answer cue was found."""
     text, line = r.text, None
-    at = 0
-    for raw in text.split("\n"):
-        lo, hi = at, at + len(raw)
+    at, size = 0, len(text)
+    while at <= size:  # line by line, not a split of the whole text: a long answer's second line ends the search
+        hi = text.find("\n", at)
+        lo, hi = at, size if hi < 0 else hi
+        raw = text[lo:hi]
         at = hi + 1
         if not raw.strip() or _WRAPPER_LINE_RE.match(raw):
             continue
@@ -1455,6 +1490,42 @@ _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "po
                                        "also be", "equally be", "which case", "plausible", "also possible",
                                        "equally possible")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
+#: The first words of ``_NAME_LISTING_CUE_RE``'s alternatives but the confidences' (every other match starts with
+#: one, at a word's start: its ``\b``), grouped by what the rest of their alternatives needs in the text (``None``:
+#: nothing looked for); a group whose need is missing cannot start a match ("it", "that" without "may", "might" or
+#: "could").  Only at the word starts of the groups kept is the pattern tried (:func:`_listing_cues`).
+_NAME_LISTING_CUE_STARTS: tuple[tuple[Callable[[str], bool] | None, tuple[str, ...]], ...] = (
+    (None, ("candidate", "option", "alternative", "possib", "choices", "guess", "backup", "second", "runner", "one")),
+    (contains_any(("between",)), ("sure", "certain", "decide", "choose", "torn", "undecided", "unsure")),
+    (contains_any(("likely",)), ("less", "more", "also", "equally", "most")),
+    (contains_any(("may", "might", "could")), ("it", "that")),
+    (lambda s: "which" in s and "case" in s, ("in",)),
+    (contains_any(("plausible", "possible")), ("is", "seems")),
+)
+#: Per set of first words kept, their key table (at most one per combination of the groups' needs).
+_LISTING_CUE_TABLES: dict[tuple[str, ...], KeyTable] = {}
+
+
+def _listing_cues(r: Response) -> list[re.Match[str]]:
+    """What ``_NAME_LISTING_CUE_RE.finditer(r.lower)`` finds, tried only at the word starts of its alternatives'
+    first words (``_NAME_LISTING_CUE_STARTS``, the groups whose rest may occur), each by an anchored match: a
+    whole-text search costs a pass of the branch-first pattern over every character (about 330 us on a long
+    answer).  A confidence ("60%") may start inside a word, so a text with "%" is searched whole."""
+    lower = r.lower
+    if "%" in lower:
+        return list(_NAME_LISTING_CUE_RE.finditer(lower))
+    words = tuple([w for need, group in _NAME_LISTING_CUE_STARTS if need is None or need(lower) for w in group])
+    table = _LISTING_CUE_TABLES.get(words)
+    if table is None:
+        table = _LISTING_CUE_TABLES[words] = KeyTable(words)
+    match, cues, after = _NAME_LISTING_CUE_RE.match, [], 0
+    for i in table.scan(lower)[0].word_starts(lower):
+        if i >= after:  # as finditer goes on: no match inside the previous one
+            cue = match(lower, i)
+            if cue is not None:
+                cues.append(cue)
+                after = cue.end()
+    return cues
 
 
 #: How far back (characters) "it may well be B" and "B is also plausible" reach for the answer B is offered
@@ -1491,7 +1562,7 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     if not _has_name_listing_key(r.lower):
         return False
     text, lower, scopes = r.text, r.lower, []
-    for cue in _NAME_LISTING_CUE_RE.finditer(lower):
+    for cue in _listing_cues(r):
         start, end = sentence_span(text, cue.start(), cue.end())
         word = cue.group()
         # confidences and "one of those" look back over the whole sentence, "B is also plausible" further back

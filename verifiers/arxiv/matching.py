@@ -784,8 +784,10 @@ def foreign_line(line: str, lowered: list[str] | None = None) -> bool:
     words in lower case, when the caller has them)."""
     if not any(c.isalpha() and c < "\u0250" for c in line):  # no letter of a Latin alphabet (to Latin Extended-B)
         return True
-    if lowered is None:
-        lowered = [w.lower() for w in _WORD_RE.findall(line)]
+    if lowered is None:  # on ASCII, lower-casing keeps every word's span: one call instead of one per word
+        lowered = _WORD_RE.findall(line.lower()) if line.isascii() else [w.lower() for w in _WORD_RE.findall(line)]
+    if _FOREIGN_WORDS.isdisjoint(lowered):  # the usual English line: one C call, no count
+        return False
     foreign = sum(w in _FOREIGN_WORDS for w in lowered)
     return foreign >= 2 and 3 * foreign >= len(lowered)
 
@@ -2376,10 +2378,15 @@ def _placeholder_keys(lower: str) -> tuple[bool, bool]:
     return names, masks
 
 
-#: The response keys (``_KEYS``'s groups, first, so that their key indexes are ``_KEYS``'s) and the placeholder keys
-#: (a name's, a mask's) in one automaton: :func:`prepare` reads an ASCII text once for both, instead of a pass for
-#: the placeholders and another for the rules.
-_PREPARE_KEYS = KeyTable(*_KEYS.groups, _PLACEHOLDER_NAME_KEYS, _MASK_KEYS)
+#: The first words of ``_SECTION_LABEL_RE``'s labels: each of its matches starts at the line start of one.
+_SECTION_LABEL_WORDS: tuple[str, ...] = (
+    "answer", "final", "short", "note", "summary", "source", "references", "caveat", "explanation", "details",
+    "background", "context", "disclaimer", "remark", "comment", "reasoning", "justification", "confidence",
+    "verification", "citation", "update", "tl;dr", "tldr")
+#: The response keys (``_KEYS``'s groups, first, so that their key indexes are ``_KEYS``'s), the placeholder keys
+#: (a name's, a mask's) and the section labels' words in one automaton: :func:`prepare` reads an ASCII text once for
+#: all, instead of a pass for the placeholders, one for the labels and another for the rules.
+_PREPARE_KEYS = KeyTable(*_KEYS.groups, _PLACEHOLDER_NAME_KEYS, _MASK_KEYS, _SECTION_LABEL_WORDS)
 _N_KEY_GROUPS = len(_KEYS.groups)
 #: The indexes (in ``_PREPARE_KEYS``) of the name keys that count only at a word's end ("doe", "roe").
 _WORD_END_NAME_KEYS = frozenset(i for i, k in enumerate(_PREPARE_KEYS._keys) if k in _PLACEHOLDER_NAME_KEYS[:2])
@@ -2567,6 +2574,33 @@ _SECTION_LABEL_RE = re.compile(
     r"|caveats?|explanation|details|background|context|disclaimer|remarks?|comments?|reasoning|justification"
     r"|confidence|verification|citation|update|tl;?dr)[*_]*[ \t]*$", re.MULTILINE)
 
+#: What may stand between a line's start and a section label's first word (``_SECTION_LABEL_RE``).
+_SECTION_LABEL_LEAD = " \t#*_"
+
+
+def _section_labels(lower: str, hits: tuple[KeyHits, ...] | None) -> list[tuple[int, int]]:
+    """The spans of ``_SECTION_LABEL_RE.finditer(lower)``.  With ``hits`` (``_PREPARE_KEYS.scan(lower)``) the
+    pattern is tried only at the line starts of its labels' first words (``_SECTION_LABEL_WORDS``) with nothing
+    but a heading's marks before them: a whole-text search tries the line start at every character."""
+    if hits is None:
+        return [m.span() for m in _SECTION_LABEL_RE.finditer(lower)]
+    found = hits[_N_KEY_GROUPS + 2]
+    if not found:
+        return []
+    starts = set()
+    for _, s, _ in found._mine():
+        line = lower.rfind("\n", 0, s) + 1
+        if line == s or not lower[line:s].strip(_SECTION_LABEL_LEAD):
+            starts.add(line)
+    match, spans, after = _SECTION_LABEL_RE.match, [], 0
+    for start in sorted(starts):
+        if start >= after:  # as finditer goes on: no match inside the previous one
+            label = match(lower, start)
+            if label is not None:
+                spans.append(label.span())
+                after = label.end()
+    return spans
+
 
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
@@ -2597,7 +2631,7 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
         hits = None
         placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
     if "\n" in lower:  # a section label on a line of its own ("## Answer", "Notes"): no candidate (not an echo)
-        placeholders = placeholders + [m.span() for m in _SECTION_LABEL_RE.finditer(lower)]
+        placeholders = placeholders + _section_labels(lower, hits)
     if placeholders or spans:
         text = blank(text, spans + placeholders)
         return Response(text, raw, bool(spans), truncated, text.lower())
