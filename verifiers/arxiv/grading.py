@@ -1507,6 +1507,10 @@ _CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{
 _LIST_UNDER_CUE_RE = re.compile(r"[^\n]*(?:(?:\n[ \t]*)+(?=(?:[-*•+]|[0-9]{1,2}[.)])[ \t])[^\n]*)*")
 
 
+#: A list item's first word, capitalised (markup skipped): group 1 ("2. **Kingma** — ...").
+_ITEM_NAME_RE = re.compile(r"\n[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+)")
+
+
 def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
     """Whether the response calls its names candidates (``_NAME_LISTING_CUE_RE``: "Top candidates: A, B", "Best
     guess: A. Second guess: B", "A (70%), B (30%)") and names someone else besides the first author where that
@@ -1547,6 +1551,12 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
                 start = max(0, cue.start() - CUE_REACH_BACK)
             elif "\n" in text[cue.end():start]:  # a heading's cue reaches over all of the list under it
                 end = max(end, sentence_span(text, start, start)[1], _LIST_UNDER_CUE_RE.match(text, start).end())
+                # an item that opens with a name offers it, a bare surname too ("2. **Kingma** — ..."): the
+                # heading calls it a candidate, as a label calls its value one
+                for item in _ITEM_NAME_RE.finditer(text, start, end):
+                    if name_like(item.group(1), m.name_exclude) and not any(
+                            item.start(1) <= a <= item.end(1) + 40 for a, _ in committed):
+                        return True
         if scopes and start <= scopes[-1][1]:
             scopes[-1] = (scopes[-1][0], max(end, scopes[-1][1]))
         else:
