@@ -1458,23 +1458,29 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
 #: guess", "not sure between", "possible answers", "less likely", "one of:", "it may well be", "in which case
 #: the answer would be", "B is also plausible" (reaching back, as "it may well be" does), or confidences
 #: ("60%"); after the names, "one of those" calls the whole sentence's names candidates ("A, B - one of those").
-#: "B seems possible too" reaches back as "B is also plausible" does; what "comes to mind" is tentative by its
-#: wording ("Names that come to mind: A and B"), so the names after its colon are candidates too.
 _NAME_LISTING_CUE_RE = re.compile(
     r"\b(?:candidates?|options?|alternatives?|alternatively|possibilit(?:y|ies)|choices|guess(?:es)?|backup|second\s+(?:guess"
     r"|choice|option)|runner[\s-]up|(?:sure|certain|decide|choose|torn|undecided|unsure)\s+(?:\w+\s+)?between"
     r"|possible\s+answers?|(?:less|more|also|equally)\s+likely|(?:most\s+likely|one\s+of)(?=\s*:)"
     r"|(?:it|that)\s+(?:may|might|could)\s+(?:well|also|equally)\s+be"
     r"|in\s+which\s+case,?\s+(?:the\s+(?:answer|first\s+author)\s+|it\s+)?(?:would|could|might|may)\s+be)\b"
-    r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b|\b(?:is|seems|looks|sounds)\s+(?:(?:also|equally)\s+"
-    r"(?:plausible|possible)|(?:plausible|possible)\s+(?:too|as\s+well))\b"
-    r"|\b(?:come|comes|spring|springs)\s+to\s+mind(?=\s*:)"
+    r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b|\b(?:is|seems)\s+(?:also|equally)\s+(?:plausible|possible)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
                                        "runner", "%", "between", "possible answer", "likely", "one of", "well be",
                                        "also be", "equally be", "which case", "plausible", "also possible",
-                                       "equally possible", "possible too", "possible as well", "to mind")
+                                       "equally possible", "possible too", "possible as well", "to mind",
+                                       "plausible too", "plausible as well")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
+#: Rarer cues, sought only when their words are there (each branch of the cue above costs every grade): "B seems
+#: possible too", "B looks plausible as well" reach back as "B is also plausible" does; what "comes to mind" is
+#: tentative by its wording ("Names that come to mind: A and B"), so the names after its colon are candidates.
+_RARE_NAME_CUE_RE = re.compile(r"\b(?:is|seems|looks|sounds)\s+(?:(?:also|equally)\s+(?:plausible|possible)"
+                               r"|(?:plausible|possible)\s+(?:too|as\s+well))\b"
+                               r"|\b(?:come|comes|spring|springs)\s+to\s+mind(?=\s*:)")
+_has_rare_name_cue_key = contains_any(("to mind", "possible too", "plausible too", "possible as well",
+                                       "plausible as well", "looks also", "looks equally", "sounds also",
+                                       "sounds equally"))
 
 
 #: How far back (characters) "it may well be B" and "B is also plausible" reach for the answer B is offered
@@ -1524,7 +1530,10 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     if not _has_name_listing_key(r.lower):
         return False
     text, lower, scopes = r.text, r.lower, []
-    for cue in _NAME_LISTING_CUE_RE.finditer(lower):
+    cues = _NAME_LISTING_CUE_RE.finditer(lower)
+    if _has_rare_name_cue_key(lower):
+        cues = sorted([*cues, *_RARE_NAME_CUE_RE.finditer(lower)], key=lambda cue: cue.start())
+    for cue in cues:
         start, end = sentence_span(text, cue.start(), cue.end())
         word = cue.group()
         # confidences and "one of those" look back over the whole sentence, "B is also plausible" further back
@@ -1577,7 +1586,8 @@ def _after_listing_cue(r: Response, start: int) -> bool:
         return False
     lo, hi = sentence_span(r.text, start, start)
     return _NAME_LISTING_CUE_RE.search(r.lower, lo, start) is not None or (
-        _TRAILING_CUE_RE.search(r.lower, start, hi) is not None)
+        _TRAILING_CUE_RE.search(r.lower, start, hi) is not None) or (
+        _has_rare_name_cue_key(r.lower) and _RARE_NAME_CUE_RE.search(r.lower, lo, start) is not None)
 
 
 #: A cue after the names it calls candidates ("A, B - one of those").
@@ -1667,8 +1677,10 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         surname_at, start = start, _name_start(text, start)
         if _another_person(m, text, start, surname_at, end):
             continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
-        # "Dean, Mikolov, or Corrado": alternatives (read after the whole citation: "Mikolov, T." is one name)
-        or_listed = " or " in r.lower and _or_listed(text, start, _citation_end(m, text, end))
+        # "Dean, Mikolov, or Corrado": alternatives (read after the whole citation: "Mikolov, T." is one name);
+        # a comma after the name or an "or" before it first, as the lists need them (a cheap test)
+        or_listed = " or " in r.lower and ("," in text[end:end + 16] or text[max(0, start - 8):start].rstrip(
+            " \t\"“‘'`*_([").endswith(" or")) and _or_listed(text, start, _citation_end(m, text, end))
         hedged = hedged or or_listed
         if _listed_after_name(text, start, m.name_exclude) and not or_listed and not _after_listing_cue(r, start):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
