@@ -1469,8 +1469,7 @@ _NAME_LISTING_CUE_RE = re.compile(
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
                                        "runner", "%", "between", "possible answer", "likely", "one of", "well be",
                                        "also be", "equally be", "which case", "plausible", "also possible",
-                                       "equally possible", "possible too", "possible as well", "to mind",
-                                       "plausible too", "plausible as well")
+                                       "equally possible", "possible too", "possible as well", "to mind")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 #: Rarer cues, sought only when their words are there (each branch of the cue above costs every grade): "B seems
 #: possible too", "B looks plausible as well" reach back as "B is also plausible" does; what "comes to mind" is
@@ -1668,6 +1667,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
     committed, retracted_any, ordered, hedged = [], False, False, False
+    has_or = " or " in r.lower
     spans = m.author.spans(text, r.lower)
     if m.ambiguous and (last in text or last.upper() in text):
         spans = _bare_surname_spans(m, text, spans)
@@ -1679,7 +1679,7 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
             continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
         # "Dean, Mikolov, or Corrado": alternatives (read after the whole citation: "Mikolov, T." is one name);
         # a comma after the name or an "or" before it first, as the lists need them (a cheap test)
-        or_listed = " or " in r.lower and ("," in text[end:end + 16] or text[max(0, start - 8):start].rstrip(
+        or_listed = has_or and ("," in text[end:end + 16] or text[max(0, start - 8):start].rstrip(
             " \t\"“‘'`*_([").endswith(" or")) and _or_listed(text, start, _citation_end(m, text, end))
         hedged = hedged or or_listed
         if _listed_after_name(text, start, m.name_exclude) and not or_listed and not _after_listing_cue(r, start):

@@ -676,9 +676,9 @@ def _extended_before(text: str, start: int) -> bool:
         word = words[i]
         if i == len(words) - 1 and word.endswith(":"):
             word = word[:-1]
-        if word.lower() in _VERSUS:
-            return False  # "B vs. A": B is set against A, not part of its title
         if word in _MINOR_WORDS:
+            if word in _VERSUS:
+                return False  # "B vs. A": B is set against A, not part of its title
             continue
         if not _CAP_WORD_FULL_RE.fullmatch(word):
             return False
