@@ -1196,6 +1196,22 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     return bool(name_tokens(element, exclude, 1))
 
 
+#: A list whose last item follows "or", after an earlier item ("A, B, or C", "A, B or C"): a comma, up to 80
+#: characters of the list (no clause's end), then the "or" and a capital.
+_OR_LIST_AFTER_RE = re.compile(r"[*_\"'”’]*,[^;:!?\n()]{0,80}?[ \t]or[ \t]+[*_\"'“‘]*(?-i:[A-Z])")
+#: ... or its last item: a comma before it in the list, then "or" right before it ("A, B, or C").
+_OR_LIST_BEFORE_RE = re.compile(r",[^;:!?\n()]{0,80}?[ \t]or[ \t]+[*_\"'“‘]*\Z")
+
+
+def _or_listed(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``text[start:end]`` (a whole citation: "Mikolov, T.") is an item of a list joined by
+    "or" ("Dean, Mikolov, or Corrado", "Mikolov, Dean or Corrado"): the list offers alternatives, so its order is
+    no authors' order and its other names are rivals (the "or" makes it so, as it does for two names; Chicago
+    Manual of Style 6.19 uses the same series form for "and" and "or")."""
+    return _OR_LIST_AFTER_RE.match(text, end) is not None or _OR_LIST_BEFORE_RE.search(
+        text, max(0, start - 90), start) is not None
+
+
 def _given_names_fit(given: str, first_author: str, upper: bool = False) -> bool:
     """Whether the name written before the surname (``given``: "Ian J. ", "Geoffrey E. ", "X. ", "Pavel ") may
     be the first author's (``first_author`` as arXiv lists it).  When the word right before the surname is an
@@ -1488,7 +1504,7 @@ _NAME_LISTING_CUE_RE = re.compile(
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
                                        "runner", "%", "between", "possible answer", "likely", "one of", "well be",
                                        "also be", "equally be", "which case", "plausible", "also possible",
-                                       "equally possible")
+                                       "equally possible", "possible too", "possible as well", "to mind")
 _has_name_listing_key = contains_any(_NAME_LISTING_KEYS)
 #: The first words of ``_NAME_LISTING_CUE_RE``'s alternatives but the confidences' (every other match starts with
 #: one, at a word's start: its ``\b``), grouped by what the rest of their alternatives needs in the text (``None``:
@@ -1526,27 +1542,49 @@ def _listing_cues(r: Response) -> list[re.Match[str]]:
                 cues.append(cue)
                 after = cue.end()
     return cues
+#: Rarer cues, sought only when their words are there (each branch of the cue above costs every grade): "B seems
+#: possible too", "B looks plausible as well" reach back as "B is also plausible" does; what "comes to mind" is
+#: tentative by its wording ("Names that come to mind: A and B"), so the names after its colon are candidates.
+_RARE_NAME_CUE_RE = re.compile(r"\b(?:is|seems|looks|sounds)\s+(?:(?:also|equally)\s+(?:plausible|possible)"
+                               r"|(?:plausible|possible)\s+(?:too|as\s+well))\b"
+                               r"|\b(?:come|comes|spring|springs)\s+to\s+mind(?=\s*:)")
+_has_rare_name_cue_key = contains_any(("to mind", "possible too", "plausible too", "possible as well",
+                                       "plausible as well", "looks also", "looks equally", "sounds also",
+                                       "sounds equally"))
 
 
 #: How far back (characters) "it may well be B" and "B is also plausible" reach for the answer B is offered
 #: besides: a paragraph or two.
 CUE_REACH_BACK = 300
 #: A name opening its clause right before "is also plausible": its subject ("; Dean is also plausible", "J. Dean
-#: is also possible"; not "A follow-up with Dean is also possible").
+#: is also possible", "Dean, J. is also possible", "Dean et al. too"; not "A follow-up with Dean is also possible").
 _NAME_BEFORE_CUE_RE = re.compile(r"(?:^|[.;:!?\n,]|\b(?:but|though|although|and|or)\b)[ \t*_\"'“‘]*"
-                                 r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]*)[ \t]+)*(?-i:[A-Z])[^\W\d_]+[*_\"'”’]*[ \t]+\Z")
+                                 r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]*)[ \t]+)*(?-i:[A-Z])[^\W\d_]+"
+                                 r"(?:,(?:[ \t]*(?-i:[A-Z])\.)+|[ \t]+et\.?[ \t]+al\.)?[*_\"'”’]*[ \t]+\Z")
+#: A word of that subject (two letters or more: an initial is no name of its own).
+_SUBJECT_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 
 #: Before a cue in its sentence: the names before it are called candidates ("A and B are both candidates", "B is
 #: another option"; not "there are", "which is").
 _CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
-#: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter,
-#: linking and hedging words, but not a name's initial ("Top candidates: A", "Option 2 - A", "Another possibility,
-#: though, is A", "My second guess would be A", "torn between A and B", "torn between G. Hinton and B").
-_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{1,2}\b|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
+#: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter, a
+#: list item's number ("Options:\n1. A"), linking and hedging words ("Candidates that come to mind: A"), but not a
+#: name's initial ("Top candidates: A", "Option 2 - A", "Another possibility, though, is A", "My second guess
+#: would be A", "torn between A and B", "torn between G. Hinton and B").
+_CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{1,2}(?:[.)](?=\s)|\b)|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
                           r"|\b(?:come|comes|spring|springs)\s+to\s+mind\b"
                           r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
                           r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
+                          r"|that|which"
                           r"|i|i['’]d|think|say|my)\b)*")
+
+
+#: From a list's first item on, the list's lines: each later item opens with a list marker, blank lines between.
+_LIST_UNDER_CUE_RE = re.compile(r"[^\n]*(?:(?:\n[ \t]*)+(?=(?:[-*•+]|[0-9]{1,2}[.)])[ \t])[^\n]*)*")
+
+
+#: A list item's first word, capitalised (markup skipped): group 1 ("2. **Kingma** — ...").
+_ITEM_NAME_RE = re.compile(r"\n[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+)")
 
 
 def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
@@ -1562,21 +1600,42 @@ def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple
     if not _has_name_listing_key(r.lower):
         return False
     text, lower, scopes = r.text, r.lower, []
-    for cue in _listing_cues(r):
+    cues: list[re.Match[str]] = _listing_cues(r)
+    if _has_rare_name_cue_key(lower):
+        cues = sorted([*cues, *_RARE_NAME_CUE_RE.finditer(lower)], key=lambda cue: cue.start())
+    for cue in cues:
         start, end = sentence_span(text, cue.start(), cue.end())
         word = cue.group()
         # confidences and "one of those" look back over the whole sentence, "B is also plausible" further back
-        if word.endswith(("plausible", "possible")):  # B is offered besides an answer given before it
-            if _NAME_BEFORE_CUE_RE.search(text, max(0, cue.start() - 60), cue.start()) is None:
+        if word.endswith(("plausible", "possible", "too", "well")):  # B is offered besides an answer before it
+            subject = _NAME_BEFORE_CUE_RE.search(text, max(0, cue.start() - 60), cue.start())
+            if subject is None:
                 continue  # "A sequel is also possible": the subject is no name
             start = max(0, start - CUE_REACH_BACK)
+            # the cue makes its subject a name, even a bare surname opening the sentence ("Zhang is also
+            # plausible, but I'd say He"): another person than the answer given within reach is a rival
+            if not any(subject.start() <= a < cue.start() for a, _ in committed) and any(
+                    start <= a <= end for a, _ in committed) and any(
+                    w[0].isupper() and name_like(w, m.name_exclude)
+                    for w in _SUBJECT_WORD_RE.findall(text, subject.start(), cue.start())):
+                return True
         elif word[-1] != "%" and not word.startswith("one of th") and (
-                word.endswith(" be") or _CUE_COPULA_RE.search(lower, start, cue.start()) is None):
-            start = _CUE_LINK_RE.match(lower, cue.end(), end).end()
+                word.endswith(" be") or lower.startswith(":", cue.end())  # "Here are the options: A, B"
+                or _CUE_COPULA_RE.search(lower, start, cue.start()) is None):
+            # the link may pass the sentence's end: a heading's colon, a list item's number ("Options:\n\n1. A")
+            start = _CUE_LINK_RE.match(lower, cue.end(), max(end, cue.end() + 40)).end()
             if not text[start:start + 1].isupper():
                 continue  # "Hugging Face offers several options", "the options are many": the cue offers no name
             if word.endswith(" be"):  # "A. That said, it may well be B": B is offered besides the answer before
                 start = max(0, cue.start() - CUE_REACH_BACK)
+            elif "\n" in text[cue.end():start]:  # a heading's cue reaches over all of the list under it
+                end = max(end, sentence_span(text, start, start)[1], _LIST_UNDER_CUE_RE.match(text, start).end())
+                # an item that opens with a name offers it, a bare surname too ("2. **Kingma** — ..."): the
+                # heading calls it a candidate, as a label calls its value one
+                for item in _ITEM_NAME_RE.finditer(text, start, end):
+                    if name_like(item.group(1), m.name_exclude) and not any(
+                            item.start(1) <= a <= item.end(1) + 40 for a, _ in committed):
+                        return True
         if scopes and start <= scopes[-1][1]:
             scopes[-1] = (scopes[-1][0], max(end, scopes[-1][1]))
         else:
@@ -1597,7 +1656,8 @@ def _after_listing_cue(r: Response, start: int) -> bool:
         return False
     lo, hi = sentence_span(r.text, start, start)
     return _NAME_LISTING_CUE_RE.search(r.lower, lo, start) is not None or (
-        _TRAILING_CUE_RE.search(r.lower, start, hi) is not None)
+        _TRAILING_CUE_RE.search(r.lower, start, hi) is not None) or (
+        _has_rare_name_cue_key(r.lower) and _RARE_NAME_CUE_RE.search(r.lower, lo, start) is not None)
 
 
 #: A cue after the names it calls candidates ("A, B - one of those").
@@ -1607,26 +1667,33 @@ _TRAILING_CUE_RE = re.compile(r"\bone\s+of\s+(?:those|these|them|the\s+two)\b")
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
 #: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by", a hedge word or
 #: the "or" of an alternative, an option's label ("The first author is He", "written by He", "maybe He", "Zhang
-#: or He", "Option B. He") ...
+#: or He", "Option B. He"), or another item of a list of names ("Zhang and He.", "Zhang, He, or Ren", "I'd say
+#: He.": a capitalised "He" there is no pronoun, which would be written "he") ...
 _ANSWER_SLOT_BEFORE_RE = re.compile(
-    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or"
-    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|:|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+    r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or|and|say"
+    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+#: ... or a list item's start, where a spaced dash may end the name too ("1. **He** — proposed in 2015") ...
+_ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t*_\"'“‘]*\Z")
 #: ... or the start of a line (a list marker skipped) ...
 _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])?[ \t*_\"'“‘]*\Z")
 #: ... and after it, the name ends (a stop, a closing bracket or tag, the line's end) or another name follows as an
 #: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
 #: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash
-#: ("Zhang or He - I can't verify which").
+#: ("Zhang or He - I can't verify which"); an alternative may follow a dash or "and/or", with a hedge word ("He —
+#: or perhaps Zhang", "He and/or Zhang").
 _NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)"
-                           r"|,?[ \t]+(?:or|and|&)[ \t]+[*_\"'“‘]*(?-i:[A-Z]))")
+                           r"|,?[ \t]+(?:[–—-]{1,2}[ \t]+)?(?:or|and/or|and|&)[ \t]+"
+                           r"(?:(?:perhaps|maybe|possibly)[ \t]+)?[*_\"'“‘]*(?-i:[A-Z]))")
 _NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\(|[ \t]+[–—-][ \t])")
+_NAME_ENDS_OR_DASH_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*[ \t]+[–—-]{1,2}[ \t]")
 #: A citation that may stand anywhere: "He and colleagues", "He (2015)", "He, 2015", a list of authors "He, Zhang,
 #: Ren", and a co-author in APA's two-author forms (section 8.17) as for any surname: "He & Zhang", "He and Zhang
 #: (2015)", "He and Zhang, 2015", "He and Zhang et al.", "He, Zhang et al.".
 _CO_AUTHOR = r"(?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?"
 _CITATION_AFTER_RE = re.compile(rf"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:colleagues|co-?authors)\b"
                                 rf"|[ \t]*\((?:19|20)[0-9]{{2}}\)|,[ \t]*(?:19|20)[0-9]{{2}}\b"
-                                rf"|,[ \t]*{_CO_AUTHOR}[ \t]*(?:,|&|\band\b|et\.?[ \t]+al\b)"
+                                rf"|,[ \t]*{_CO_AUTHOR}(?:[ \t]+{_CO_AUTHOR})?[ \t]*(?:,|&|\band\b|\bor\b"
+                                rf"|et\.?[ \t]+al\b)"
                                 rf"|[ \t]*&[ \t]*{_CO_AUTHOR}"
                                 rf"|[ \t]+and[ \t]+{_CO_AUTHOR}(?:[ \t]+et\.?[ \t]+al\b|[ \t]*\((?:19|20)[0-9]{{2}}"
                                 rf"|,[ \t]*(?:19|20)[0-9]{{2}}\b))")
@@ -1655,7 +1722,9 @@ def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]
                 _NAME_ENDS_OR_COMMA_RE.match(text, end) is not None
                 and _ANSWER_SLOT_BEFORE_RE.search(text, lo, start) is not None) or (
                 _NAME_ENDS_RE.match(text, end) is not None
-                and _LINE_SLOT_BEFORE_RE.search(text, lo, start) is not None):
+                and _LINE_SLOT_BEFORE_RE.search(text, lo, start) is not None) or (
+                _NAME_ENDS_OR_DASH_RE.match(text, end) is not None
+                and _ITEM_SLOT_BEFORE_RE.search(text, lo, start) is not None):
             found.append((start, end))
     return sorted(spans + found) if found else spans
 
@@ -1668,7 +1737,8 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         r = _join_split_name(m, r)
     name, last, text = m.paper.first_author, m.last_name, r.text
     exclude = m.question_words["author"]
-    committed, retracted_any, ordered = [], False, False
+    committed, retracted_any, ordered, hedged = [], False, False, False
+    has_or = " or " in r.lower
     spans = m.author.spans(text, r.lower)
     if m.ambiguous and (last in text or last.upper() in text):
         spans = _bare_surname_spans(m, text, spans)
@@ -1678,7 +1748,12 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
         surname_at, start = start, _name_start(text, start)
         if _another_person(m, text, start, surname_at, end):
             continue  # "X. Vaswani", "Pavel Mikolov", "Vaswani, N.", "Mikolov, Pavel": the same surname, another person
-        if _listed_after_name(text, start, m.name_exclude) and not _after_listing_cue(r, start):
+        # "Dean, Mikolov, or Corrado": alternatives (read after the whole citation: "Mikolov, T." is one name);
+        # a comma after the name or an "or" before it first, as the lists need them (a cheap test)
+        or_listed = has_or and ("," in text[end:end + 16] or text[max(0, start - 8):start].rstrip(
+            " \t\"“‘'`*_([").endswith(" or")) and _or_listed(text, start, _citation_end(m, text, end))
+        hedged = hedged or or_listed
+        if _listed_after_name(text, start, m.name_exclude) and not or_listed and not _after_listing_cue(r, start):
             retracted_any = True  # "Noam Shazeer, Ashish Vaswani": a list names its first author first
             continue
         position = _explicit_position(text, start) if "\n" in text or "|" in text or ":" in text else None
@@ -1698,8 +1773,10 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     if committed:
         offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
             phrase)
-        if not ordered and (_listed_rival(r, committed, offers_name, "author")
-                            or _names_under_listing_cue(m, r, committed)):
+        # an explicit ordering ({"first_author": A}) is no list of rivals, but a cue still calls names
+        # candidates ({"first_author": A, "alternative": B})
+        if hedged or (not ordered and _listed_rival(r, committed, offers_name, "author")) or (
+                _names_under_listing_cue(m, r, committed)):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"

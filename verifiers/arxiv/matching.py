@@ -646,6 +646,18 @@ _MINOR_WORDS = frozenset("a an the of in on at to for with via into over under i
                          .split())
 
 
+#: "vs." or "versus" between two titles sets one against the other as candidates ("A vs. B"), as "or" does: a
+#: title that holds "vs." ("X vs. Y") is read as two candidates, since an answer names one paper.
+_VERSUS = frozenset({"vs", "vs.", "versus"})
+_VERSUS_AFTER_RE = re.compile(r"[ \t]+(?:vs\.?|versus)[ \t]", re.IGNORECASE)
+
+
+def _between_before(text: str, start: int) -> bool:
+    """Whether "between" (quotes and markup skipped) stands right before ``start``: the "and" after the title
+    then joins the two things set against each other ("torn between A and B"), not a longer title's words."""
+    return text[max(0, start - 16):start].rstrip(" \t\"“‘'*_").lower().endswith("between")
+
+
 def _extended_before(text: str, start: int) -> bool:
     """Whether what precedes ``start`` extends a title: a fused prefix ("Self-"), or a capitalised word that is
     not filler, a citation word or a possessive, right before it (lower-case minor words and a colon between)."""
@@ -665,6 +677,8 @@ def _extended_before(text: str, start: int) -> bool:
         if i == len(words) - 1 and word.endswith(":"):
             word = word[:-1]
         if word in _MINOR_WORDS:
+            if word in _VERSUS:
+                return False  # "B vs. A": B is set against A, not part of its title
             continue
         if not _CAP_WORD_FULL_RE.fullmatch(word):
             return False
@@ -923,6 +937,9 @@ def is_extended(text: str, start: int, end: int) -> bool:
                 return _extended_before(text, start)  # "A: Vaswani et al.": an attribution, as after a dash
             if _colon_subtitle(found):
                 return True
+    if _VERSUS_AFTER_RE.match(text, end) is not None or (  # "A vs. B": two candidates set against each other
+            text.startswith((" and ", " or "), end) and _between_before(text, start)):  # "between A and B"
+        return _extended_before(text, start)
     after = _EXTEND_AFTER_RE.match(text, end, end + WINDOW)
     for _ in range(4):  # past capitalised minor words: "... Need In Speech Separation"
         if after is None:
