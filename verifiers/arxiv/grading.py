@@ -54,6 +54,7 @@ import unicodedata
 from collections.abc import Callable
 
 from verifiers.arxiv.matching import (
+    _MONTHS,
     CORRECTION_AFTER_RE,
     ID_RE,
     INITIALS_AFTER_RE,
@@ -222,14 +223,19 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
     the correction restates the same value right away ("2402.03300v1, or rather 2402.03300v2")."""
     found: dict[str, tuple[int, int]] = {}
     withdrawn: set[str] = set()
+    text = r.text
     for i, (value, start, end) in enumerate(matches):
         if value in found or value in withdrawn:
             continue
-        if r.counts(start, end, numeric=True):
-            found[value] = (start, end)
-        elif retracted(r.text, start, end) and not (  # "not 2005 (the prefix 2005 ...)": stays negated, unless
-                CORRECTION_AFTER_RE.match(r.text, end, end + WINDOW)  # a correction restates it: "A v1, or rather
-                and any(v == value and s - end <= WINDOW for v, s, _ in matches[i + 1:i + 3])):  # A v2"
+        # a value written inside a URL or a date is negated or corrected as the URL or date is: "It isn't
+        # arxiv.org/abs/A", "Neither May 6, 2013 nor B", "2013-10 (no, B)"
+        lo, hi = _value_bounds(text, start, end)
+        if r.counts(start, end, numeric=True) and (lo == start and hi == end or not retracted(text, lo, hi)):
+            found[value] = (lo, hi)
+        elif (retracted(text, start, end) or retracted(text, lo, hi)) and not (  # "not 2005 (the prefix 2005
+                CORRECTION_AFTER_RE.match(text, end, end + WINDOW)  # ...)": stays negated, unless a correction
+                and any(v == value and s - end <= WINDOW for v, s, _ in matches[i + 1:i + 3])):  # restates it:
+            # "A v1, or rather A v2"
             withdrawn.add(value)
     for value in withdrawn & found.keys():
         del found[value]
@@ -237,6 +243,35 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
         starts = [start for start, _ in found.values()]
         return {v: span for v, span in found.items() if not superseded(r, span[1], lambda: starts)}
     return found
+
+
+#: What a value written as part of a URL or a date has before it: an arXiv URL ("https://arxiv.org/abs/",
+#: "arxiv.org/pdf/"), a month name with or without a day ("May 6, ", "8 Jun ", "October "), a day and month
+#: ("09/06/", "11.02.") or a month ("06/").
+_VALUE_BEFORE_RE = re.compile(
+    r"(?:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/"
+    r"|(?<![^\W\d_])(?:[0-9]{1,2}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?)?(?:" + _MONTHS + r")\.?,?[ \t]+"
+    r"(?:[0-9]{1,2}(?:st|nd|rd|th)?,?[ \t]+)?"
+    r"|(?<![0-9./-])(?:[0-9]{1,2}[./-]){1,2})\Z",
+    re.IGNORECASE)
+#: What a year written as part of a date has after it: a month, and a day ("2013-10", "2022-03-16").
+_VALUE_AFTER_RE = re.compile(r"[./-](?:0?[1-9]|1[0-2])(?:[./-][0-9]{1,2})?(?![0-9])")
+_VALUE_EDGE = frozenset(" \t/.-")
+
+
+def _value_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the URL or date that the ID or year at ``text[start:end]`` is written in
+    (``_VALUE_BEFORE_RE``, ``_VALUE_AFTER_RE``), or ``(start, end)`` when it stands alone.  A negation or a
+    correction is read around that span, since it governs the URL or date as a whole."""
+    if start and text[start - 1] in _VALUE_EDGE:
+        before = _VALUE_BEFORE_RE.search(text, max(0, start - 40), start)
+        if before is not None:
+            start = before.start()
+    if end < len(text) and text[end] in _VALUE_EDGE:
+        after = _VALUE_AFTER_RE.match(text, end)
+        if after is not None:
+            end = after.end()
+    return start, end
 
 
 #: A cue right before a number that makes it context for another paper or another field, not a rival answer:
