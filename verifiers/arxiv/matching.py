@@ -642,6 +642,9 @@ _EXTEND_AFTER_RE = re.compile(
     rf"|[ \t]+and[ \t]+({CAP_WORD})(?=[ \t]*(?:[.,;:!?)\]\"”’'*_\n]|\Z))",
 )
 _CAP_WORD_FULL_RE = re.compile(CAP_WORD)
+#: Prepositions that join more words onto a title ("... for Everyone", "... in Practice").
+_TITLE_PREPOSITIONS = frozenset("in for of with on via to at without beyond under through across toward towards from"
+                                .split())
 _MINOR_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs vs. its toward towards"
                          .split())
 
@@ -929,6 +932,9 @@ def is_extended(text: str, start: int, end: int) -> bool:
         lowered = word.lower()
         if lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s")):
             return True
+        if after.group(1) is not None and word != "I" and lowered in NON_CONTENT_WORDS and (
+                text[after.start():after.start(1)].strip().lower() in _TITLE_PREPOSITIONS):
+            return True  # "A for Everyone", "A for All": a capitalised word after a preposition goes on the title
         if after.group(1) is None or lowered not in _MINOR_WORDS:
             break
         after = _EXTEND_AFTER_RE.match(text, after.end(), after.end() + WINDOW)
