@@ -275,16 +275,21 @@ CLAUSE_WINDOW = 300
 
 # ----------------------------------------------------------------------------------- negations, corrections
 
-#: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A"
-#: and "disregard A" reject A as "not A" does ("don't forget A" does not).  An account of an answer given up
+#: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A",
+#: "disregard A" and every other imperative of rejection ("Scratch A.", "drop A", "rule out A"; not "scratch that",
+#: which retracts what came before) reject A as "not A" does ("don't forget A" does not), and so does a negated
+#: choice ("don't go with A", "do not use A", "I wouldn't say A").  An account of an answer given up
 #: rejects it too: "I used to think A", "I retract A", "Wrong: A" (a line label), struck text ("<s>A</s>", "~~A~~").
 NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
     r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor|(?<!n[’']t\s)(?<!never\s)\bforget(?:\s+about)?|\bdisregard"
     r"|\bignore|\bused\s+to\s+(?:think|believe)|\bretract(?:ing)?|\bwithdraw(?:ing)?"
+    r"|\bscratch(?!\s+(?:that|this)\b)|\bstrike(?!\s+that\b)|\bdrop|\bdiscard|\bdismiss|\breject"
+    r"|\b(?:cross|rule)\s+out"
     r"|(?<![^\n])[ \t*_#>-]*(?:wrong|incorrect):)\s+"
     r"(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
-    r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
+    r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that"
+    r"|go|going|with|pick|choose|use|select|answer|say|put|trust|accept|submit|cite|mean)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$"
     r"|(?:<(?:s|del|strike)>|~~)[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
@@ -303,7 +308,9 @@ CORRECTION_AFTER_RE = re.compile(
     r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was|would\s+be)\s+(?:wrong|incorrect|a\s+mistake"
-    r"|not\s+(?:right|correct)))",
+    r"|not\s+(?:right|correct|it\b|the\s+(?:one|answer|paper)\b)"
+    r"|(?:(?:the\s+)?\w+\s+(?:of|for|from)\s+)?(?:(?:a|an|some)\s+(?:different|other|unrelated|separate)|another)\s+"
+    r"(?:paper|work|article|preprint|one)\b))",
     re.IGNORECASE,
 )
 #: A restatement right after a candidate ("A. Actually, it's B", "A, but it is B"): the candidate is superseded
@@ -375,7 +382,8 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
                                    "other than", "other\nthan", "unlike", "except", "neither", "nor", "forget",
                                    "disregard", "ignore", "used", "retract", "withdr", "wrong:", "incorrect:", "<s>",
-                                   "<del>", "<strike>", "~~")
+                                   "<del>", "<strike>", "~~", "scratch", "strike", "drop", "discard", "dismiss",
+                                   "reject", "cross", "rule")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
@@ -2151,8 +2159,9 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
 
 
 #: Where an account of an earlier answer ends: a closing bracket, a sentence's end (not the full stop of "et al."
-#: nor of an initial a name follows: "I previously said T. Mikolov"), a semicolon, a line break.
-_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<!\bet\sal)[.!?](?=\s|\Z)|\Z")
+#: nor of an initial a name follows: "I previously said T. Mikolov"), a semicolon, a line break, or a contrast
+#: that turns to what the answer is now ("I initially answered A, but after checking, it is B").
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<!\bet\sal)[.!?](?=\s|\Z)|,?[ \t]+(?:but|however|though|although|yet)\b|\Z")
 #: An initial's full stop (at offset 2 of the match) and the word after it.
 _INITIAL_STOP_RE = re.compile(r"[\s.,](?-i:[A-Z])\.")
 _NEXT_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
