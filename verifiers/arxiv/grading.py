@@ -60,6 +60,7 @@ from verifiers.arxiv.matching import (
     INITIALS_AFTER_RE,
     MAX_GRADED_CHARS,
     METADATA_IN_BRACKET_RE,
+    REFUSAL_RE,
     TITLE_RUN_RE,
     WINDOW,
     YEAR_RE,
@@ -912,7 +913,34 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     if _unquoted_remark(r) or offers_nothing(r.text):  # "Somebody at Google wrote it, I believe", "HTTP 429
         return no_answer(f"title '{title}'", "a title", r)  # Too Many Requests": its title-case run is no title
+    if not any(_offers_title(r, s, e) for s, e in (spans if len(spans) > 1 else title_spans(r))):
+        return no_answer(f"title '{title}'", "a title", r)  # "No result.", "Ho ho ho", "Jane Doe et al."
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
+
+
+_ET_AL_RE = re.compile(r"[ \t,]*et\.?[ \t]+al\b")
+
+
+def _offers_title(r: Response, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]``, which holds none of the title's words, offers some title: it reads as
+    one (:func:`verifiers.arxiv.matching.title_like`) and, unless it is a title-case run of four words or more
+    (:func:`_reads_as_title`), it is no attribution (:func:`_title_offer`: "Jane Doe et al.", "Mikolov, T."), it
+    is not laughter (one short word
+    repeated, :func:`verifiers.arxiv.matching.interjection`: "Ho ho ho") and it holds no refusal phrase
+    (``REFUSAL_RE``: "No result.", "[retrieved 03.04.2015] No result.").  Why: issue 17 class 1, an answer is
+    well formed only when it offers a title; such text offers none, for every kind, so it is evasive (0.00)."""
+    text = r.text
+    phrase = text[start:end]
+    if not title_like(phrase):
+        return False
+    if not _reads_as_title(phrase) and (not _title_offer(phrase) or _ET_AL_RE.match(text, end)):
+        return False  # a name, an author list, a name before "et al.": an attribution, no title
+    first = _LINE_WORD_RE.search(phrase)
+    if first is not None and interjection(text, start + first.start(), start + first.end()):
+        return False
+    if r.may_refuse() and r.refuses():
+        return not any(hit.start() < end and start < hit.end() for hit in REFUSAL_RE.finditer(text))
+    return True
 
 
 #: A line labelled as one of several options ("Option A:", "**Option 2** -", "Candidate B:", "Alternative:").
@@ -980,10 +1008,16 @@ def _title_shaped_line(r: Response) -> tuple[int, int] | None:
     content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
     if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):
         return None
+    if "." in stripped and _DECIMALS_RE.search(stripped):  # "Rubric: correct 1.00, hedged 0.75": values, no title
+        return None
     start, end, cued = found
     if not r.counts(start, end) or r.may_refuse() and r.refuses() and not cued:
         return None
     return start, end
+
+
+#: Two decimal numbers in a line: a list of values (a rubric's or a table's scores), which titles do not hold.
+_DECIMALS_RE = re.compile(r"(?<![\w.])[0-9]+\.[0-9]+(?![\w.]).*?(?<![\w.])[0-9]+\.[0-9]+(?![\w.])")
 
 
 #: A wrapper line around an answer: a code fence (with its language tag), or an XML tag alone on its line.

@@ -125,7 +125,7 @@ REFUSAL_RE = re.compile(
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember|retrieve|fetch)"
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access"
-    r"|(?:request|query|call|connection|lookup|search)\s+timed\s+out|no\s+results?\s*(?:[.!]|$|found|returned)"
+    r"|(?:request|query|call|connection|lookup|search)\s+timed\s+out|no\s+results?(?:\s+(?:found|returned)|(?=\s*(?:[.!]|$)))"
     + _FOREIGN_REFUSALS + r")\b" + _FOREIGN_REFUSALS_UNSPACED,
     re.IGNORECASE,
 )
