@@ -623,6 +623,9 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
         if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
             return True
     items = listed_items(text) if may_be_listed(text, spans) else []
+    closing = next((s for s, e in items if _CLOSING_RE.match(text, s, e)), -1)
+    if closing >= 0:  # a letter's closing ("Best regards,") and the signature below it offer nothing
+        items = [(s, e) for s, e in items if s < closing]
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
         if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
@@ -709,12 +712,37 @@ def _reads_as_title(phrase: str) -> bool:
 _MINOR_TITLE_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs its".split())
 
 
+#: A line of code or data that is no title: a statement of code ("print(answer)", "return title"), a markup
+#: element or a JSON key of another field than a title or a candidate ("<confidence>high</confidence>",
+#: '"arguments": {"query": ...}'), a letter's closing formula ("Best regards,", "Sincerely,").
+_CODE_LINE_RE = re.compile(r"[ \t]*(?:[A-Za-z_][\w.]*\([^()]*\)|return[ \t].*|[A-Za-z_][\w.]*[ \t]*\+?=(?!=).*);?"
+                           r"[ \t]*\Z")
+_FIELD_AT_START_RE = re.compile(r"[ \t{\[]*(?:<([A-Za-z][\w-]{0,30})>|[\"']?([\w -]{1,30})[\"'][ \t]*:)")
+_TITLE_FIELD_RE = re.compile(r"title|answer|candidate|option|alternative|guess|possib|choice|suggest|likely",
+                             re.IGNORECASE)
+_CLOSING_RE = re.compile(r"[ \t]*(?:(?:best|kind|warm|many|with|all[ \t]+the)[ \t]+)?(?:regards|wishes|thanks"
+                         r"|sincerely|cheers|best|yours(?:[ \t]+(?:truly|sincerely))?)[ \t]*[,!.]?[ \t]*\Z",
+                         re.IGNORECASE)
+
+
+def _not_prose_field(phrase: str) -> bool:
+    """Whether ``phrase`` (a line or an item) is code, another field of a record or a letter's closing, not an
+    offer of a title (``_CODE_LINE_RE``, ``_FIELD_AT_START_RE``, ``_CLOSING_RE``).  Why: issue 17 (e), such a
+    line beside the title is no second candidate; a record's title or candidate field still is one."""
+    if _CODE_LINE_RE.match(phrase) or _CLOSING_RE.match(phrase):
+        return True
+    field = _FIELD_AT_START_RE.match(phrase)
+    return field is not None and _TITLE_FIELD_RE.search(field.group(1) or field.group(2)) is None
+
+
 def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
     al.", "Diederik P. Kingma, Jimmy Ba", an author line ``_AUTHOR_LINE_RE``: "Tomas Mikolov, Kai Chen")."""
     if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith(("www.", "@")):  # a link, a
         return False  # BibTeX entry's key line ("@article{vaswani2017attention,"): no title
+    if _not_prose_field(phrase):
+        return False
     if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
         return False
     if _REFERENCE_NAMES_RE.match(phrase) or _AUTHOR_LINE_RE.match(phrase) and not any(  # "Vaswani, Ashish and
