@@ -152,6 +152,7 @@ WRAPPED = [
     "{{\"call\": \"lookup\",\n\"args\": {{\"q\": \"paper title\"}}}}\nIt is {t}.",
     "Hello,\n\nIt is \"{t}\".\n\nCheers,\nBot",
     "The title is \"{t}\".\n\nSincerely,\nA. Helper",
+    "{t}\nJean-Luc Martin, Ming-Hsuan Yang",  # an author line, hyphenated given names included
 ]
 
 

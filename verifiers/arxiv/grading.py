@@ -689,8 +689,10 @@ _LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibi
 _ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by", "from ")
 _REFERENCE_NAMES_RE = re.compile(r"[\W_]*(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t]+(?-i:[A-Z])")
 _MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
-#: A person's full name: two to four capitalised words or initials ("Tomas Mikolov", "Jean Pouget-Abadie").
-_FULL_NAME = r"(?-i:[A-Z])[^\W\d_]*\.?(?:[ \t]+(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*\.?){1,3}"
+#: A person's full name: two to four capitalised words or initials, each maybe hyphenated ("Tomas Mikolov", "Jean
+#: Pouget-Abadie", "Ming-Wei Chang").
+_NAME_WORD = r"(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*\.?"
+_FULL_NAME = rf"{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{1,3}}"
 #: An author line: two or more full names joined by commas, "and" or "&" and nothing else (a title's list
 #: elements are single words or hold lower-case words: "Deep, Wide and Narrow Networks").
 _AUTHOR_LINE_RE = re.compile(rf"[\W_]*{_FULL_NAME}(?:[ \t]*(?:,|&|\band\b)[ \t]*(?:and[ \t]+)?{_FULL_NAME})+"
