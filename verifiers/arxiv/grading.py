@@ -79,6 +79,7 @@ from verifiers.arxiv.matching import (
     is_extended,
     item_offers,
     listed_items,
+    lower_case_twin,
     may_be_listed,
     name_like,
     name_tokens,
@@ -257,22 +258,40 @@ _VALUE_BEFORE_RE = re.compile(
     re.IGNORECASE)
 #: What a year written as part of a date has after it: a month, and a day ("2013-10", "2022-03-16").
 _VALUE_AFTER_RE = re.compile(r"[./-](?:0?[1-9]|1[0-2])(?:[./-][0-9]{1,2})?(?![0-9])")
-_VALUE_EDGE = frozenset(" \t/.-")
+_MONTH_WORDS = frozenset(_MONTHS.split("|"))
+#: The last three letters of a month's name, and the characters a day or an abbreviated month ends with: cheap
+#: tests before :func:`_month_or_day_before`.
+_MONTH_ENDS = frozenset(m[-3:] for m in _MONTH_WORDS)
+_DAY_OR_MONTH_ENDS = frozenset("0123456789,.")
 
 
 def _value_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the URL or date that the ID or year at ``text[start:end]`` is written in
     (``_VALUE_BEFORE_RE``, ``_VALUE_AFTER_RE``), or ``(start, end)`` when it stands alone.  A negation or a
-    correction is read around that span, since it governs the URL or date as a whole."""
-    if start and text[start - 1] in _VALUE_EDGE:
-        before = _VALUE_BEFORE_RE.search(text, max(0, start - 40), start)
-        if before is not None:
-            start = before.start()
-    if end < len(text) and text[end] in _VALUE_EDGE:
+    correction is read around that span, since it governs the URL or date as a whole.  The patterns run only
+    where a character test allows them (a slash, dot or hyphen next to the value, a month or a day before it):
+    most values stand alone."""
+    year = end - start == 4
+    if start:
+        c = text[start - 1]
+        if c in "/.-" or c == " " and year and start > 1 and (
+                text[start - 2] in _DAY_OR_MONTH_ENDS or text[max(0, start - 4):start - 1].lower() in _MONTH_ENDS) and (
+                _month_or_day_before(text, start - 1)):
+            before = _VALUE_BEFORE_RE.search(text, max(0, start - 40), start)
+            if before is not None:
+                start = before.start()
+    if year and end < len(text) and text[end] in "/.-":
         after = _VALUE_AFTER_RE.match(text, end)
         if after is not None:
             end = after.end()
     return start, end
+
+
+def _month_or_day_before(text: str, space: int) -> bool:
+    """Whether the word before the space at ``space`` is a month ("May", "Jun.") or a day ("6,", "21st")."""
+    word = text[max(0, text.rfind(" ", max(0, space - 12), space) + 1):space].rstrip(",.")
+    return word.lower() in _MONTH_WORDS or 0 < len(word) <= 4 and word[0].isdigit() and (
+        word.isdigit() or word[-2:].lower() in ("st", "nd", "rd", "th"))
 
 
 #: A cue right before a number that makes it context for another paper or another field, not a rival answer:
@@ -623,9 +642,10 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
         if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
             return True
     items = listed_items(text) if may_be_listed(text, spans) else []
-    closing = next((s for s, e in items if _CLOSING_RE.match(text, s, e)), -1)
-    if closing >= 0:  # a letter's closing ("Best regards,") and the signature below it offer nothing
-        items = [(s, e) for s, e in items if s < closing]
+    if items and _has_closing_key(r.lower):  # a letter's closing ("Best regards,") and the signature below it
+        closing = next((s for s, e in items if _CLOSING_RE.match(text, s, e)), -1)  # offer nothing
+        if closing >= 0:
+            items = [(s, e) for s, e in items if s < closing]
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
         if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
@@ -722,6 +742,7 @@ _CODE_LINE_RE = re.compile(r"[ \t]*(?:[A-Za-z_][\w.]*\([^()]*\)|return[ \t].*|[A
 _FIELD_AT_START_RE = re.compile(r"[ \t{\[]*(?:<([A-Za-z][\w-]{0,30})>|[\"']?([\w -]{1,30})[\"'][ \t]*:)")
 _TITLE_FIELD_RE = re.compile(r"title|answer|candidate|option|alternative|guess|possib|choice|suggest|likely",
                              re.IGNORECASE)
+_has_closing_key = contains_any(("regards", "sincerely", "cheers", "thanks", "wishes", "yours", "best"))
 _CLOSING_RE = re.compile(r"[ \t]*(?:(?:best|kind|warm|many|with|all[ \t]+the)[ \t]+)?(?:regards|wishes|thanks"
                          r"|sincerely|cheers|best|yours(?:[ \t]+(?:truly|sincerely))?)[ \t]*[,!.]?[ \t]*\Z",
                          re.IGNORECASE)
@@ -943,7 +964,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     if _unquoted_remark(r) or offers_nothing(r.text):  # "Somebody at Google wrote it, I believe", "HTTP 429
         return no_answer(f"title '{title}'", "a title", r)  # Too Many Requests": its title-case run is no title
-    if not any(_offers_title(r, s, e) for s, e in (spans if len(spans) > 1 else title_spans(r))):
+    if not any(_offers_title(r, s, e) for s, e in spans) and (spans is spans_read or not any(
+            _offers_title(r, s, e) for s, e in all_spans()[1:])):  # the first span only was read: read them all
         return no_answer(f"title '{title}'", "a title", r)  # "No result.", "Ho ho ho", "Jane Doe et al."
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
 
@@ -961,16 +983,19 @@ def _offers_title(r: Response, start: int, end: int) -> bool:
     well formed only when it offers a title; such text offers none, for every kind, so it is evasive (0.00)."""
     text = r.text
     phrase = text[start:end]
-    if not title_like(phrase):
-        return False
-    if not _reads_as_title(phrase) and (not _title_offer(phrase) or _ET_AL_RE.match(text, end)):
+    if (not _title_offer(phrase) or _ET_AL_RE.match(text, end)) and not (title_like(phrase)
+                                                                        and _reads_as_title(phrase)):
         return False  # a name, an author list, a name before "et al.": an attribution, no title
     first = _LINE_WORD_RE.search(phrase)
     if first is not None and interjection(text, start + first.start(), start + first.end()):
         return False
-    if r.may_refuse() and r.refuses():
-        return not any(hit.start() < end and start < hit.end() for hit in REFUSAL_RE.finditer(text))
-    return True
+    if not r.may_refuse():
+        return True
+    return (_REFUSAL_TWIN.search(r.lower, start, end) if r.ascii else REFUSAL_RE.search(text, start, end)) is None
+
+
+#: ``REFUSAL_RE`` for lower-cased ASCII text (see :func:`verifiers.arxiv.matching.lower_case_twin`).
+_REFUSAL_TWIN = lower_case_twin(REFUSAL_RE)
 
 
 #: A line labelled as one of several options ("Option A:", "**Option 2** -", "Candidate B:", "Alternative:").

@@ -284,8 +284,7 @@ NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
     r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor|(?<!n[’']t\s)(?<!never\s)\bforget(?:\s+about)?|\bdisregard"
     r"|\bignore|\bused\s+to\s+(?:think|believe)|\bretract(?:ing)?|\bwithdraw(?:ing)?"
-    r"|\bscratch(?!\s+(?:that|this)\b)|\bstrike(?!\s+that\b)|\bdrop|\bdiscard|\bdismiss|\breject"
-    r"|\b(?:cross|rule)\s+out"
+    r"|\b(?:s(?:cratch(?!\s+(?:that|this)\b)|trike(?!\s+that\b))|d(?:rop|iscard|ismiss)|reject|(?:cross|rule)\s+out)"
     r"|(?<![^\n])[ \t*_#>-]*(?:wrong|incorrect):)\s+"
     r"(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that"
@@ -383,7 +382,7 @@ _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "ra
                                    "other than", "other\nthan", "unlike", "except", "neither", "nor", "forget",
                                    "disregard", "ignore", "used", "retract", "withdr", "wrong:", "incorrect:", "<s>",
                                    "<del>", "<strike>", "~~", "scratch", "strike", "drop", "discard", "dismiss",
-                                   "reject", "cross", "rule")
+                                   "reject", "cross out", "rule out")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
