@@ -54,11 +54,13 @@ import unicodedata
 from collections.abc import Callable
 
 from verifiers.arxiv.matching import (
+    _MONTHS,
     CORRECTION_AFTER_RE,
     ID_RE,
     INITIALS_AFTER_RE,
     MAX_GRADED_CHARS,
     METADATA_IN_BRACKET_RE,
+    REFUSAL_RE,
     TITLE_RUN_RE,
     WINDOW,
     YEAR_RE,
@@ -78,6 +80,7 @@ from verifiers.arxiv.matching import (
     is_extended,
     item_offers,
     listed_items,
+    lower_case_twin,
     may_be_listed,
     name_like,
     name_tokens,
@@ -224,14 +227,19 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
     the correction restates the same value right away ("2402.03300v1, or rather 2402.03300v2")."""
     found: dict[str, tuple[int, int]] = {}
     withdrawn: set[str] = set()
+    text = r.text
     for i, (value, start, end) in enumerate(matches):
         if value in found or value in withdrawn:
             continue
-        if r.counts(start, end, numeric=True):
-            found[value] = (start, end)
-        elif retracted(r.text, start, end) and not (  # "not 2005 (the prefix 2005 ...)": stays negated, unless
-                CORRECTION_AFTER_RE.match(r.text, end, end + WINDOW)  # a correction restates it: "A v1, or rather
-                and any(v == value and s - end <= WINDOW for v, s, _ in matches[i + 1:i + 3])):  # A v2"
+        # a value written inside a URL or a date is negated or corrected as the URL or date is: "It isn't
+        # arxiv.org/abs/A", "Neither May 6, 2013 nor B", "2013-10 (no, B)"
+        lo, hi = _value_bounds(text, start, end)
+        if r.counts(start, end, numeric=True) and (lo == start and hi == end or not retracted(text, lo, hi)):
+            found[value] = (lo, hi)
+        elif (retracted(text, start, end) or retracted(text, lo, hi)) and not (  # "not 2005 (the prefix 2005
+                CORRECTION_AFTER_RE.match(text, end, end + WINDOW)  # ...)": stays negated, unless a correction
+                and any(v == value and s - end <= WINDOW for v, s, _ in matches[i + 1:i + 3])):  # restates it:
+            # "A v1, or rather A v2"
             withdrawn.add(value)
     for value in withdrawn & found.keys():
         del found[value]
@@ -239,6 +247,53 @@ def _offered(r: Response, matches: list[tuple[str, int, int]]) -> dict[str, tupl
         starts = [start for start, _ in found.values()]
         return {v: span for v, span in found.items() if not superseded(r, span[1], lambda: starts)}
     return found
+
+
+#: What a value written as part of a URL or a date has before it: an arXiv URL ("https://arxiv.org/abs/",
+#: "arxiv.org/pdf/"), a month name with or without a day ("May 6, ", "8 Jun ", "October "), a day and month
+#: ("09/06/", "11.02.") or a month ("06/").
+_VALUE_BEFORE_RE = re.compile(
+    r"(?:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/"
+    r"|(?<![^\W\d_])(?:[0-9]{1,2}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?)?(?:" + _MONTHS + r")\.?,?[ \t]+"
+    r"(?:[0-9]{1,2}(?:st|nd|rd|th)?,?[ \t]+)?"
+    r"|(?<![0-9./-])(?:[0-9]{1,2}[./-]){1,2})\Z",
+    re.IGNORECASE)
+#: What a year written as part of a date has after it: a month, and a day ("2013-10", "2022-03-16").
+_VALUE_AFTER_RE = re.compile(r"[./-](?:0?[1-9]|1[0-2])(?:[./-][0-9]{1,2})?(?![0-9])")
+_MONTH_WORDS = frozenset(_MONTHS.split("|"))
+#: The last three letters of a month's name, and the characters a day or an abbreviated month ends with: cheap
+#: tests before :func:`_month_or_day_before`.
+_MONTH_ENDS = frozenset(m[-3:] for m in _MONTH_WORDS)
+_DAY_OR_MONTH_ENDS = frozenset("0123456789,.")
+
+
+def _value_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the URL or date that the ID or year at ``text[start:end]`` is written in
+    (``_VALUE_BEFORE_RE``, ``_VALUE_AFTER_RE``), or ``(start, end)`` when it stands alone.  A negation or a
+    correction is read around that span, since it governs the URL or date as a whole.  The patterns run only
+    where a character test allows them (a slash, dot or hyphen next to the value, a month or a day before it):
+    most values stand alone."""
+    year = end - start == 4
+    if start:
+        c = text[start - 1]
+        if c in "/.-" or c == " " and year and start > 1 and (
+                text[start - 2] in _DAY_OR_MONTH_ENDS or text[max(0, start - 4):start - 1].lower() in _MONTH_ENDS) and (
+                _month_or_day_before(text, start - 1)):
+            before = _VALUE_BEFORE_RE.search(text, max(0, start - 40), start)
+            if before is not None:
+                start = before.start()
+    if year and end < len(text) and text[end] in "/.-":
+        after = _VALUE_AFTER_RE.match(text, end)
+        if after is not None:
+            end = after.end()
+    return start, end
+
+
+def _month_or_day_before(text: str, space: int) -> bool:
+    """Whether the word before the space at ``space`` is a month ("May", "Jun.") or a day ("6,", "21st")."""
+    word = text[max(0, text.rfind(" ", max(0, space - 12), space) + 1):space].rstrip(",.")
+    return word.lower() in _MONTH_WORDS or 0 < len(word) <= 4 and word[0].isdigit() and (
+        word.isdigit() or word[-2:].lower() in ("st", "nd", "rd", "th"))
 
 
 #: A cue right before a number that makes it context for another paper or another field, not a rival answer:
@@ -589,6 +644,10 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
         if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
             return True
     items = listed_items(text) if may_be_listed(text, spans) else []
+    if items and _has_closing_key(r.lower):  # a letter's closing ("Best regards,") and the signature below it
+        closing = next((s for s, e in items if _CLOSING_RE.match(text, s, e)), -1)  # offer nothing
+        if closing >= 0:
+            items = [(s, e) for s, e in items if s < closing]
     if items:
         mine = [i for i in items if any(i[0] <= s and e <= i[1] for s, e in spans)]
         if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
@@ -652,8 +711,10 @@ _LISTING_CUE_RE = re.compile(r"\b(?:one\s+of|either|candidates?|options?|possibi
 _ATTRIBUTION_STARTS: tuple[str, ...] = ("by ", "authors", "author ", "written by", "from ")
 _REFERENCE_NAMES_RE = re.compile(r"[\W_]*(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t]+(?-i:[A-Z])")
 _MIDDLE_INITIAL_RE = re.compile(r"\b[A-Z][a-z]+\s+[A-Z]\.\s+[A-Z]")
-#: A person's full name: two to four capitalised words or initials ("Tomas Mikolov", "Jean Pouget-Abadie").
-_FULL_NAME = r"(?-i:[A-Z])[^\W\d_]*\.?(?:[ \t]+(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*\.?){1,3}"
+#: A person's full name: two to four capitalised words or initials, each maybe hyphenated ("Tomas Mikolov", "Jean
+#: Pouget-Abadie", "Ming-Wei Chang").
+_NAME_WORD = r"(?-i:[A-Z])[^\W\d_'’-]*(?:['’-][^\W\d_]+)*\.?"
+_FULL_NAME = rf"{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{1,3}}"
 #: An author line: two or more full names joined by commas, "and" or "&" and nothing else (a title's list
 #: elements are single words or hold lower-case words: "Deep, Wide and Narrow Networks").
 _AUTHOR_LINE_RE = re.compile(rf"[\W_]*{_FULL_NAME}(?:[ \t]*(?:,|&|\band\b)[ \t]*(?:and[ \t]+)?{_FULL_NAME})+"
@@ -675,12 +736,38 @@ def _reads_as_title(phrase: str) -> bool:
 _MINOR_TITLE_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs its".split())
 
 
+#: A line of code or data that is no title: a statement of code ("print(answer)", "return title"), a markup
+#: element or a JSON key of another field than a title or a candidate ("<confidence>high</confidence>",
+#: '"arguments": {"query": ...}'), a letter's closing formula ("Best regards,", "Sincerely,").
+_CODE_LINE_RE = re.compile(r"[ \t]*(?:[A-Za-z_][\w.]*\([^()]*\)|return[ \t].*|[A-Za-z_][\w.]*[ \t]*\+?=(?!=).*);?"
+                           r"[ \t]*\Z")
+_FIELD_AT_START_RE = re.compile(r"[ \t{\[]*(?:<([A-Za-z][\w-]{0,30})>|[\"']?([\w -]{1,30})[\"'][ \t]*:)")
+_TITLE_FIELD_RE = re.compile(r"title|answer|candidate|option|alternative|guess|possib|choice|suggest|likely",
+                             re.IGNORECASE)
+_has_closing_key = contains_any(("regards", "sincerely", "cheers", "thanks", "wishes", "yours", "best"))
+_CLOSING_RE = re.compile(r"[ \t]*(?:(?:best|kind|warm|many|with|all[ \t]+the)[ \t]+)?(?:regards|wishes|thanks"
+                         r"|sincerely|cheers|best|yours(?:[ \t]+(?:truly|sincerely))?)[ \t]*[,!.]?[ \t]*\Z",
+                         re.IGNORECASE)
+
+
+def _not_prose_field(phrase: str) -> bool:
+    """Whether ``phrase`` (a line or an item) is code, another field of a record or a letter's closing, not an
+    offer of a title (``_CODE_LINE_RE``, ``_FIELD_AT_START_RE``, ``_CLOSING_RE``).  Why: issue 17 (e), such a
+    line beside the title is no second candidate; a record's title or candidate field still is one."""
+    if _CODE_LINE_RE.match(phrase) or _CLOSING_RE.match(phrase):
+        return True
+    field = _FIELD_AT_START_RE.match(phrase)
+    return field is not None and _TITLE_FIELD_RE.search(field.group(1) or field.group(2)) is None
+
+
 def _title_offer(phrase: str) -> bool:
     """Whether a list item or an alternative offers another title: it reads as a title
     (:func:`verifiers.arxiv.matching.title_like`) and is not an attribution ("by Kingma and Ba", "Kingma et
     al.", "Diederik P. Kingma, Jimmy Ba", an author line ``_AUTHOR_LINE_RE``: "Tomas Mikolov, Kai Chen")."""
     if not title_like(phrase) or "://" in phrase or phrase.lstrip().startswith(("www.", "@")):  # a link, a
         return False  # BibTeX entry's key line ("@article{vaswani2017attention,"): no title
+    if _not_prose_field(phrase):
+        return False
     if phrase.lstrip()[:10].lower().startswith(_ATTRIBUTION_STARTS) or "et al" in phrase or "Et al" in phrase:
         return False
     if _REFERENCE_NAMES_RE.match(phrase) or _AUTHOR_LINE_RE.match(phrase) and not any(  # "Vaswani, Ashish and
@@ -916,8 +1003,38 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
                           f"word{'s' if extra != 1 else ''} the title lacks): {quote(r.raw)}")
     if _unquoted_remark(r) or _place_remark(r, spans) or offers_nothing(r.text):  # "Somebody at Google wrote it,
         return no_answer(f"title '{title}'", "a title", r)  # I believe", "HTTP 429 Too Many Requests": no title
+    if not any(_offers_title(r, s, e) for s, e in spans) and (spans is spans_read or not any(
+            _offers_title(r, s, e) for s, e in all_spans()[1:])):  # the first span only was read: read them all
+        return no_answer(f"title '{title}'", "a title", r)  # "No result.", "Ho ho ho", "Jane Doe et al."
     return 0.0, 1.0, f"expected title '{title}', response said {quote(r.raw)}"
 
+
+_ET_AL_RE = re.compile(r"[ \t,]*et\.?[ \t]+al\b")
+
+
+def _offers_title(r: Response, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]``, which holds none of the title's words, offers some title: it reads as
+    one (:func:`verifiers.arxiv.matching.title_like`) and, unless it is a title-case run of four words or more
+    (:func:`_reads_as_title`), it is no attribution (:func:`_title_offer`: "Jane Doe et al.", "Mikolov, T."), it
+    is not laughter (one short word
+    repeated, :func:`verifiers.arxiv.matching.interjection`: "Ho ho ho") and it holds no refusal phrase
+    (``REFUSAL_RE``: "No result.", "[retrieved 03.04.2015] No result.").  Why: issue 17 class 1, an answer is
+    well formed only when it offers a title; such text offers none, for every kind, so it is evasive (0.00)."""
+    text = r.text
+    phrase = text[start:end]
+    if (not _title_offer(phrase) or _ET_AL_RE.match(text, end)) and not (title_like(phrase)
+                                                                        and _reads_as_title(phrase)):
+        return False  # a name, an author list, a name before "et al.": an attribution, no title
+    first = _LINE_WORD_RE.search(phrase)
+    if first is not None and interjection(text, start + first.start(), start + first.end()):
+        return False
+    if not r.may_refuse():
+        return True
+    return (_REFUSAL_TWIN.search(r.lower, start, end) if r.ascii else REFUSAL_RE.search(text, start, end)) is None
+
+
+#: ``REFUSAL_RE`` for lower-cased ASCII text (see :func:`verifiers.arxiv.matching.lower_case_twin`).
+_REFUSAL_TWIN = lower_case_twin(REFUSAL_RE)
 
 def _unquoted_remark(r: Response) -> bool:
     """Whether the response is one line of prose (:func:`verifiers.arxiv.matching.remark_line`) without quotes
@@ -983,10 +1100,16 @@ def _title_shaped_line(r: Response) -> tuple[int, int] | None:
     content = sum(len(w) > 1 and w not in NON_CONTENT_WORDS and not w.isdigit() for w in words)
     if content < 2 or content < sum(w in DISCOURSE_WORDS for w in words):
         return None
+    if "." in stripped and _DECIMALS_RE.search(stripped):  # "Rubric: correct 1.00, hedged 0.75": values, no title
+        return None
     start, end, cued = found
     if not r.counts(start, end) or r.may_refuse() and r.refuses() and not cued:
         return None
     return start, end
+
+
+#: Two decimal numbers in a line: a list of values (a rubric's or a table's scores), which titles do not hold.
+_DECIMALS_RE = re.compile(r"(?<![\w.])[0-9]+\.[0-9]+(?![\w.]).*?(?<![\w.])[0-9]+\.[0-9]+(?![\w.])")
 
 
 #: A wrapper line around an answer: a code fence (with its language tag), or an XML tag alone on its line.

@@ -125,7 +125,7 @@ REFUSAL_RE = re.compile(
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to|could\s*n[o’']?t|not\s+able\s+to)\s+(?:determine|find|recall"
     r"|verify|answer|provide|say|confirm|access|browse|look|help|tell|share|give|know|remember|retrieve|fetch)"
     r"|(?:beyond|outside)\s+my\s+(?:knowledge|training)|(?:do|does)\s*n[o’']?t\s+have\s+access"
-    r"|(?:request|query|call|connection|lookup|search)\s+timed\s+out|no\s+results?\s*(?:[.!]|$|found|returned)"
+    r"|(?:request|query|call|connection|lookup|search)\s+timed\s+out|no\s+results?(?:\s+(?:found|returned)|(?=\s*(?:[.!]|$)))"
     + _FOREIGN_REFUSALS + r")\b" + _FOREIGN_REFUSALS_UNSPACED,
     re.IGNORECASE,
 )
@@ -275,16 +275,20 @@ CLAUSE_WINDOW = 300
 
 # ----------------------------------------------------------------------------------- negations, corrections
 
-#: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A"
-#: and "disregard A" reject A as "not A" does ("don't forget A" does not).  An account of an answer given up
+#: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A",
+#: "disregard A" and every other imperative of rejection ("Scratch A.", "drop A", "rule out A"; not "scratch that",
+#: which retracts what came before) reject A as "not A" does ("don't forget A" does not), and so does a negated
+#: choice ("don't go with A", "do not use A", "I wouldn't say A").  An account of an answer given up
 #: rejects it too: "I used to think A", "I retract A", "Wrong: A" (a line label), struck text ("<s>A</s>", "~~A~~").
 NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
     r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor|(?<!n[’']t\s)(?<!never\s)\bforget(?:\s+about)?|\bdisregard"
     r"|\bignore|\bused\s+to\s+(?:think|believe)|\bretract(?:ing)?|\bwithdraw(?:ing)?"
+    r"|\b(?:s(?:cratch(?!\s+(?:that|this)\b)|trike(?!\s+that\b))|d(?:rop|iscard|ismiss)|reject|(?:cross|rule)\s+out)"
     r"|(?<![^\n])[ \t*_#>-]*(?:wrong|incorrect):)\s+"
     r"(?:(?:the|a|an|quite|exactly|just|really|simply|necessarily|year|in|from"
-    r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that)"
+    r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that"
+    r"|go|going|with|pick|choose|use|select|answer|say|put|trust|accept|submit|cite|mean)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$"
     r"|(?:<(?:s|del|strike)>|~~)[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
@@ -303,7 +307,9 @@ CORRECTION_AFTER_RE = re.compile(
     r"|i\s+stand\s+corrected"
     r"|strike\s+that|or\s+rather\b|rather\s*[,:]|i\s+mean[t]?\b|(?:sorry|oops|my\s+(?:mistake|bad))\s*[,.;:!—–-]"
     r"|(?:(?:but|and)\s+)?(?:that[’']?s|that\s+is|this\s+is|is|was|would\s+be)\s+(?:wrong|incorrect|a\s+mistake"
-    r"|not\s+(?:right|correct)))",
+    r"|not\s+(?:right|correct|it\b|the\s+(?:one|answer|paper)\b)"
+    r"|(?:(?:the\s+)?\w+\s+(?:of|for|from)\s+)?(?:(?:a|an|some)\s+(?:different|other|unrelated|separate)|another)\s+"
+    r"(?:paper|work|article|preprint|one)\b))",
     re.IGNORECASE,
 )
 #: A restatement right after a candidate ("A. Actually, it's B", "A, but it is B"): the candidate is superseded
@@ -375,7 +381,8 @@ _SUPERSEDE_AFTER = CaseFree(SUPERSEDE_AFTER_RE)
 _NEGATION_KEYS: tuple[str, ...] = ("not", "n't", "n’t", "never", "longer", "rather", "instead", "oppos",
                                    "other than", "other\nthan", "unlike", "except", "neither", "nor", "forget",
                                    "disregard", "ignore", "used", "retract", "withdr", "wrong:", "incorrect:", "<s>",
-                                   "<del>", "<strike>", "~~")
+                                   "<del>", "<strike>", "~~", "scratch", "strike", "drop", "discard", "dismiss",
+                                   "reject", "cross out", "rule out")
 
 
 def contains_any(keys: Iterable[str]) -> Callable[[str], bool]:
@@ -642,6 +649,9 @@ _EXTEND_AFTER_RE = re.compile(
     rf"|[ \t]+and[ \t]+({CAP_WORD})(?=[ \t]*(?:[.,;:!?)\]\"”’'*_\n]|\Z))",
 )
 _CAP_WORD_FULL_RE = re.compile(CAP_WORD)
+#: Prepositions that join more words onto a title ("... for Everyone", "... in Practice").
+_TITLE_PREPOSITIONS = frozenset("in for of with on via to at without beyond under through across toward towards from"
+                                .split())
 _MINOR_WORDS = frozenset("a an the of in on at to for with via into over under is are as vs vs. its toward towards"
                          .split())
 
@@ -948,6 +958,9 @@ def is_extended(text: str, start: int, end: int) -> bool:
         lowered = word.lower()
         if lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s")):
             return True
+        if after.group(1) is not None and word != "I" and lowered in NON_CONTENT_WORDS and (
+                text[after.start():after.start(1)].strip().lower() in _TITLE_PREPOSITIONS):
+            return True  # "A for Everyone", "A for All": a capitalised word after a preposition goes on the title
         if after.group(1) is None or lowered not in _MINOR_WORDS:
             break
         after = _EXTEND_AFTER_RE.match(text, after.end(), after.end() + WINDOW)
@@ -2200,8 +2213,9 @@ def rejected_spans(r: Response) -> list[tuple[int, int]]:
 
 
 #: Where an account of an earlier answer ends: a closing bracket, a sentence's end (not the full stop of "et al."
-#: nor of an initial a name follows: "I previously said T. Mikolov"), a semicolon, a line break.
-_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<!\bet\sal)[.!?](?=\s|\Z)|\Z")
+#: nor of an initial a name follows: "I previously said T. Mikolov"), a semicolon, a line break, or a contrast
+#: that turns to what the answer is now ("I initially answered A, but after checking, it is B").
+_ACCOUNT_END_RE = re.compile(r"[)\];\n]|(?<!\bet\sal)[.!?](?=\s|\Z)|,?[ \t]+(?:but|however|though|although|yet)\b|\Z")
 #: An initial's full stop (at offset 2 of the match) and the word after it.
 _INITIAL_STOP_RE = re.compile(r"[\s.,](?-i:[A-Z])\.")
 _NEXT_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])[^\W\d_]+)")
