@@ -17,6 +17,20 @@ def grade_arxiv(task_id: str, output: str) -> Grade:
     return ARXIV.score(ARXIV_TASKS[task_id].question, output)
 
 
+def assert_gives_up(form: str, paper: object, other: object, kind: str) -> None:
+    """``form`` (with ``{w}``, the given-up answer, and ``{r}``, the one kept) answers ``{r}``: correct when it
+    keeps ``paper``'s value of ``kind`` ("id", "year" or "title", a title quoted) and gives up ``other``'s, wrong
+    the other way round.  Same values (a paper drawn twice): nothing to check."""
+    def value(p: object) -> str:
+        return {"id": p.arxiv_id, "year": str(p.year), "title": f'"{p.title}"'}[kind]  # type: ignore[attr-defined]
+    right, wrong = value(paper), value(other)
+    if right == wrong:
+        return
+    task_id = f"{paper.arxiv_id}/{kind}"  # type: ignore[attr-defined]
+    assert grade_arxiv(task_id, form.format(w=wrong, r=right)).correctness == 1.0, form
+    assert grade_arxiv(task_id, form.format(w=right, r=wrong)).correctness == 0.0, form
+
+
 def build_judge(skill_text: str, judge_model: str = "embedded", *, api_base: str | None = None, seed: int = 0,
                 max_tokens: int = 256, cache: bool = True) -> JudgeGrader:
     """A :class:`JudgeGrader` on ``judge_model`` (a test LM such as ``test/judge`` in these tests)."""

@@ -94,3 +94,10 @@ def test_an_english_word_surname_among_candidates_hedges(output: str) -> None:
 def test_listings_that_offer_no_candidates(task_id: str, output: str, composite: float) -> None:
     """Listings without a candidate cue or an "or" keep their reading: an ordering, a list of authors, prose."""
     assert grade(task_id, output).composite == composite
+
+
+def test_an_initial_i_after_a_cue_is_no_pronoun() -> None:
+    """"I." right after a cue is the first author's initial, not the pronoun the cue's link words skip ("I'd
+    say"): the names after it are still candidates."""
+    assert grade("1406.2661/author", "Candidates: I. Goodfellow and Greg Corrado.").composite == 0.75
+    assert grade("1406.2661/author", "Candidates: I think Ian Goodfellow or Greg Corrado.").composite == 0.75

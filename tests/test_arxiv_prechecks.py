@@ -192,7 +192,7 @@ def test_key_table_examples() -> None:
 @given(text=key_texts)
 def test_refusal_phrases_start_at_a_start_word(text: str) -> None:
     """Every match of ``REFUSAL_RE``'s twin in ASCII text starts where a word of ``_REFUSAL_STARTS`` opens a word,
-    so trying it only there finds every match (``_matches_at``), and a refusal is found as before."""
+    so trying it only there finds every match (``matches_at``), and a refusal is found as before."""
     lower = squeeze_spaces(text).lower()
     if not lower.isascii():
         return
@@ -200,7 +200,7 @@ def test_refusal_phrases_start_at_a_start_word(text: str) -> None:
     starts = matching._KEYS.scan(lower)[1].word_starts(lower)
     assert [p for p in range(len(lower)) if twin.match(lower, p)] == [
         p for p in starts if twin.match(lower, p)]
-    assert [m.span() for m in matching._matches_at(twin, lower, starts, 0, len(lower))] == [
+    assert [m.span() for m in matching.matches_at(twin, lower, starts, 0, len(lower))] == [
         m.span() for m in twin.finditer(lower)]
     r = matching.Response(lower)
     assert r.refused() == (r.may_refuse() and matching.keyed_any(r, matching._REFUSAL, matching._REFUSAL_KEYS,

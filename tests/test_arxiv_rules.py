@@ -6,6 +6,7 @@ given name that is not the author's names another person, a title with any subti
 from __future__ import annotations
 
 import pytest
+from helpers import assert_gives_up
 from helpers import grade_arxiv as grade
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -268,14 +269,7 @@ GIVEN_UP = [
        kind=st.sampled_from(["id", "year", "title"]))
 @settings(max_examples=150, deadline=None)
 def test_a_given_up_candidate_is_not_the_answer(paper: object, other: object, form: str, kind: str) -> None:
-    def value(p: object) -> str:
-        return {"id": p.arxiv_id, "year": str(p.year), "title": f'"{p.title}"'}[kind]
-    right, wrong = value(paper), value(other)
-    if right == wrong:
-        return
-    task_id = f"{paper.arxiv_id}/{kind}"
-    assert grade(task_id, form.format(w=wrong, r=right)).correctness == 1.0
-    assert grade(task_id, form.format(w=right, r=wrong)).correctness == 0.0
+    assert_gives_up(form, paper, other, kind)
 
 
 @pytest.mark.parametrize(("task_id", "output", "correctness"), [

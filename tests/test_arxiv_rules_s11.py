@@ -7,6 +7,7 @@ title."""
 from __future__ import annotations
 
 import pytest
+from helpers import assert_gives_up
 from helpers import grade_arxiv as grade
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,14 +123,7 @@ REJECTED = [
        kind=st.sampled_from(["id", "year", "title"]))
 @settings(max_examples=160, deadline=None)
 def test_a_rejected_or_given_up_answer_is_no_candidate(paper: object, other: object, form: str, kind: str) -> None:
-    def value(p: object) -> str:
-        return {"id": p.arxiv_id, "year": str(p.year), "title": f'"{p.title}"'}[kind]
-    right, wrong = value(paper), value(other)
-    if right == wrong:
-        return
-    task_id = f"{paper.arxiv_id}/{kind}"
-    assert grade(task_id, form.format(w=wrong, r=right)).correctness == 1.0, form
-    assert grade(task_id, form.format(w=right, r=wrong)).correctness == 0.0, form
+    assert_gives_up(form, paper, other, kind)
 
 
 @pytest.mark.parametrize(("task_id", "output", "correctness"), [

@@ -81,6 +81,7 @@ from verifiers.arxiv.matching import (
     item_offers,
     listed_items,
     lower_case_twin,
+    matches_at,
     may_be_listed,
     name_like,
     name_tokens,
@@ -823,14 +824,7 @@ def _candidate_labels(r: Response) -> list[re.Match[str]]:
         if start < 0 and lo > 0:  # a long run without an opener: look further back
             start = max([text.rfind(c, 0, lo) for c in _LABEL_OPENERS])
         starts.add(start + 1)
-    match, labels, after = _CANDIDATE_LABEL_RE.match, [], 0
-    for start in sorted(starts):
-        if start >= after:  # as finditer goes on: no match inside the previous one
-            label = match(text, start)
-            if label is not None:
-                labels.append(label)
-                after = label.end()
-    return labels
+    return list(matches_at(_CANDIDATE_LABEL_RE, text, sorted(starts), 0, len(text)))
 
 
 def _labelled_rival(r: Response, committed: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
@@ -1657,14 +1651,9 @@ def _listing_cues(r: Response) -> list[re.Match[str]]:
     table = _LISTING_CUE_TABLES.get(words)
     if table is None:
         table = _LISTING_CUE_TABLES[words] = KeyTable(words)
-    match, cues, after = _NAME_LISTING_CUE_RE.match, [], 0
-    for i in table.scan(lower)[0].word_starts(lower):
-        if i >= after:  # as finditer goes on: no match inside the previous one
-            cue = match(lower, i)
-            if cue is not None:
-                cues.append(cue)
-                after = cue.end()
-    return cues
+    return list(matches_at(_NAME_LISTING_CUE_RE, lower, table.scan(lower)[0].word_starts(lower), 0, len(lower)))
+
+
 #: Rarer cues, sought only when their words are there (each branch of the cue above costs every grade): "B seems
 #: possible too", "B looks plausible as well" reach back as "B is also plausible" does; what "comes to mind" is
 #: tentative by its wording ("Names that come to mind: A and B"), so the names after its colon are candidates.
@@ -1699,7 +1688,7 @@ _CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{
                           r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
                           r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
                           r"|that|which"
-                          r"|i|i['’]d|think|say|my)\b)*")
+                          r"|i(?!\.)|i['’]d|think|say|my)\b)*")
 
 
 #: From a list's first item on, the list's lines: each later item opens with a list marker, blank lines between.

@@ -1800,7 +1800,7 @@ class Response:
         # the same bounds as the part's hold a key (tested above)
         if (clause_start != part_start or clause_end != part_end) and not keys.within(clause_start, clause_end):
             return False
-        phrases = _matches_at(_REFUSAL.twin, lower, starts.word_starts(lower), clause_start, clause_end) \
+        phrases = matches_at(_REFUSAL.twin, lower, starts.word_starts(lower), clause_start, clause_end) \
             if self.ascii else _REFUSAL.pattern.finditer(text, clause_start, clause_end)
         for phrase in phrases:
             blank_start = clause_start
@@ -2015,7 +2015,7 @@ def _key_spans(r: Response, keys: Iterable[str], hits: KeyHits | None) -> list[t
     return out
 
 
-def _matches_at(pattern: re.Pattern[str], subject: str, starts: list[int], pos: int,
+def matches_at(pattern: re.Pattern[str], subject: str, starts: list[int], pos: int,
                 endpos: int) -> Iterator[re.Match[str]]:
     """``pattern.finditer(subject, pos, endpos)``, tried only at the offsets ``starts`` (ascending): the same
     matches when every match of ``pattern`` starts at one of them and none is empty (each ``match`` is anchored,
@@ -2053,7 +2053,7 @@ def _keyed_hits(r: Response, pattern: CaseFree, occurrences: list[tuple[int, int
         if starts is None:
             hit = twin.search(subject, lo, hi)
         else:
-            hit = next(_matches_at(twin, subject, starts, lo, hi), None)
+            hit = next(matches_at(twin, subject, starts, lo, hi), None)
         if hit is not None:
             full = twin.match(subject, hit.start())
             if full is not None:
