@@ -1605,6 +1605,8 @@ def _name_follows(r: Response, at: int, exclude: frozenset[str]) -> bool:
     return word is not None and word.group(1)[:1].isupper() and name_like(word.group(1).rstrip("."), exclude)
 
 
+#: A cue after the names it calls candidates ("A, B - one of those"); one alternative of the cue below.
+_TRAILING_CUE = r"\bone\s+of\s+(?:those|these|them|the\s+two)\b"
 #: A cue that the names of a response are candidates, not a list of authors: "candidates", "options",
 #: "alternatives", "possibility", "possibilities", "choices", "guess(es)" ("Best guess: A"), "backup", "second
 #: guess", "not sure between", "possible answers", "less likely", "one of:", "it may well be", "in which case
@@ -1616,7 +1618,7 @@ _NAME_LISTING_CUE_RE = re.compile(
     r"|possible\s+answers?|(?:less|more|also|equally)\s+likely|(?:most\s+likely|one\s+of)(?=\s*:)"
     r"|(?:it|that)\s+(?:may|might|could)\s+(?:well|also|equally)\s+be"
     r"|in\s+which\s+case,?\s+(?:the\s+(?:answer|first\s+author)\s+|it\s+)?(?:would|could|might|may)\s+be)\b"
-    r"|\bone\s+of\s+(?:those|these|them|the\s+two)\b|\b(?:is|seems)\s+(?:also|equally)\s+(?:plausible|possible)\b"
+    r"|" + _TRAILING_CUE + r"|\b(?:is|seems)\s+(?:also|equally)\s+(?:plausible|possible)\b"
     r"|[0-9]{1,3}(?:\.[0-9]+)?\s?%[^%]*[0-9]{1,3}(?:\.[0-9]+)?\s?%")
 _NAME_LISTING_KEYS: tuple[str, ...] = ("candidate", "option", "alternative", "possibilit", "choice", "guess", "backup",
                                        "runner", "%", "between", "possible answer", "likely", "one of", "well be",
@@ -1691,12 +1693,14 @@ _CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{
                           r"|i(?!\.)|i['’]d|think|say|my)\b)*")
 
 
+#: A list item's marker: a bullet or a number with its full stop or bracket ("-", "•", "2.", "3)").
+_LIST_ITEM = r"(?:[-*•+]|[0-9]{1,2}[.)])"
 #: From a list's first item on, the list's lines: each later item opens with a list marker, blank lines between.
-_LIST_UNDER_CUE_RE = re.compile(r"[^\n]*(?:(?:\n[ \t]*)+(?=(?:[-*•+]|[0-9]{1,2}[.)])[ \t])[^\n]*)*")
+_LIST_UNDER_CUE_RE = re.compile(r"[^\n]*(?:(?:\n[ \t]*)+(?=" + _LIST_ITEM + r"[ \t])[^\n]*)*")
 
 
 #: A list item's first word, capitalised (markup skipped): group 1 ("2. **Kingma** — ...").
-_ITEM_NAME_RE = re.compile(r"\n[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+)")
+_ITEM_NAME_RE = re.compile(r"\n[ \t]*" + _LIST_ITEM + r"[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+)")
 
 
 def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
@@ -1772,8 +1776,8 @@ def _after_listing_cue(r: Response, start: int) -> bool:
         _has_rare_name_cue_key(r.lower) and _RARE_NAME_CUE_RE.search(r.lower, lo, start) is not None)
 
 
-#: A cue after the names it calls candidates ("A, B - one of those").
-_TRAILING_CUE_RE = re.compile(r"\bone\s+of\s+(?:those|these|them|the\s+two)\b")
+#: ``_TRAILING_CUE`` alone: "one of those" after the names (``_after_listing_cue``).
+_TRAILING_CUE_RE = re.compile(_TRAILING_CUE)
 
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
@@ -1785,9 +1789,9 @@ _ANSWER_SLOT_BEFORE_RE = re.compile(
     r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or|and|say"
     r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or a list item's start, where a spaced dash may end the name too ("1. **He** — proposed in 2015") ...
-_ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t*_\"'“‘]*\Z")
+_ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"[ \t*_\"'“‘]*\Z")
 #: ... or the start of a line (a list marker skipped) ...
-_LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])?[ \t*_\"'“‘]*\Z")
+_LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"?[ \t*_\"'“‘]*\Z")
 #: ... and after it, the name ends (a stop, a closing bracket or tag, the line's end) or another name follows as an
 #: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
 #: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash
