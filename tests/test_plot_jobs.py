@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from harness.analysis.plot_jobs import PlotCache, PlotJobs
-from harness.forked import can_fork
+from harness.forked import WorkerError, can_fork
 
 pytestmark = pytest.mark.skipif(not (can_fork() and os.path.isdir("/proc/self")), reason="needs fork and /proc")
 
@@ -28,14 +28,14 @@ def _slow_exit_plot(path: Path, seconds: float) -> Path:
 
 def test_placed_returns_the_plots_without_waiting_for_the_process_to_exit(tmp_path: Path) -> None:
     jobs = PlotJobs()
-    pid = jobs._process.pid
+    pids = [process.pid for process in jobs._processes]
     jobs.submit(_slow_exit_plot, tmp_path / "a.png", 4.0)
     jobs.submit(_slow_exit_plot, tmp_path / "b.png", 0.0, artifact_path="other")
     started = time.monotonic()
     assert jobs.placed() == [(tmp_path / "a.png", "plots"), (tmp_path / "b.png", "other")]
     assert time.monotonic() - started < 3.0  # not the 4 s exit
     deadline = time.monotonic() + 20.0
-    while Path(f"/proc/{pid}").exists():  # reaped later (a zombie keeps its /proc entry)
+    while any(Path(f"/proc/{pid}").exists() for pid in pids):  # reaped later (a zombie keeps its /proc entry)
         assert time.monotonic() < deadline, "the plot process was never reaped"
         time.sleep(0.05)
 
@@ -97,3 +97,56 @@ def test_the_plot_process_collector_walks_only_its_own_objects(tmp_path: Path) -
     [(path, _)] = jobs.placed()
     assert int(path.read_text()) < len(inherited) // 4
     del inherited
+
+
+def _timed_plot(path: Path, seconds: float) -> Path:
+    """(Plot process) a stand-in plot that takes ``seconds`` and writes the drawing process's id and its start
+    and end times."""
+    started = time.time()
+    time.sleep(seconds)
+    path.write_text(f"{os.getpid()} {started} {time.time()}")
+    return path
+
+
+def test_plots_are_drawn_side_by_side_and_handed_back_in_submission_order(tmp_path: Path) -> None:
+    """Issue 18: the run's last plots arrive together; two workers draw them at the same time, and a plot that
+    finishes first is still handed back in its place."""
+    jobs = PlotJobs(workers=2)
+    jobs.submit(_timed_plot, tmp_path / "slow.png", 1.5)
+    jobs.submit(_timed_plot, tmp_path / "fast.png", 0.1, artifact_path="other")
+    jobs.submit(_timed_plot, tmp_path / "third.png", 0.1)
+    assert jobs.placed() == [(tmp_path / "slow.png", "plots"), (tmp_path / "fast.png", "other"),
+                             (tmp_path / "third.png", "plots")]
+    slow, fast, third = ((int(pid), float(a), float(b)) for pid, a, b in
+                         (p.read_text().split() for p in (tmp_path / "slow.png", tmp_path / "fast.png",
+                                                          tmp_path / "third.png")))
+    assert slow[0] != fast[0]  # two processes
+    assert fast[1] < slow[2] and third[2] < slow[2]  # drawn while the slow one was being drawn
+
+
+def _failing_plot(path: Path) -> Path:
+    """(Plot process) a stand-in plot that raises."""
+    raise ValueError(f"cannot draw {path.name}")
+
+
+def test_a_plot_error_is_raised_after_every_plot_has_finished(tmp_path: Path) -> None:
+    jobs = PlotJobs(workers=2)
+    jobs.submit(_timed_plot, tmp_path / "a.png", 0.5)
+    jobs.submit(_failing_plot, tmp_path / "b.png")
+    jobs.submit(_timed_plot, tmp_path / "c.png", 0.0)
+    with pytest.raises(ValueError, match="cannot draw b.png"):
+        jobs.placed()
+    assert (tmp_path / "a.png").exists() and (tmp_path / "c.png").exists()
+
+
+def _dying_plot(path: Path) -> Path:
+    """(Plot process) a stand-in plot whose process dies without answering."""
+    os._exit(3)
+
+
+def test_a_dead_plot_process_is_reported_not_waited_for(tmp_path: Path) -> None:
+    jobs = PlotJobs(workers=2)
+    jobs.submit(_timed_plot, tmp_path / "a.png", 0.0)
+    jobs.submit(_dying_plot, tmp_path / "b.png")
+    with pytest.raises(WorkerError, match="before drawing every plot"):
+        jobs.placed()

@@ -1,19 +1,19 @@
-"""Render a run's PNG plots in a worker process, so matplotlib's work runs beside the run instead of in it.
+"""Render a run's PNG plots in worker processes, so matplotlib's work runs beside the run instead of in it.
 
 A run's plots cost about 0.25-0.4 s of CPU each (layout and Agg rendering; BENCHMARKS.md, issue 18).  Drawn in a
 thread they still take turns with the run for the interpreter lock (a background thread made the run slower
-than drawing inline on 2 cores), so a :class:`PlotJobs` forks one worker process when it is created (its start
+than drawing inline on 2 cores), so a :class:`PlotJobs` forks its worker processes when it is created (their start
 overlaps the run; a forked child has the parent's matplotlib already imported, else it imports it there) and
-sends it each plot as soon as its data exists (the optimisation curve after optimising, the per-task charts once
-the holdout table is built, the agreement matrices with the evidence).  The worker draws them one after another
-and hands the finished files back, in submission order, when the run collects them after its other logging.
+sends them each plot as soon as its data exists (the optimisation curve after optimising, the per-task charts once
+the holdout table is built, the agreement matrices with the evidence).  Each plot goes to the first free worker,
+and the finished files are handed back, in submission order, when the run collects them after its other logging.
 Each plot builds its own ``Figure`` (:mod:`harness.analysis.plots` never touches ``pyplot``).
 
 With a cache folder (:class:`PlotCache`; a run passes one inside DSPy's response cache) a plot whose inputs,
 plot code and matplotlib settings were drawn before is copied from there instead of drawn again: a cached rerun
 makes no LM call, and now draws no plot either (their 1-2 s of CPU were most of such a rerun's time; issue 18).
 
-The worker ignores the terminal's signals (:mod:`harness.forked`) and exits when the run collects, when the
+The workers ignore the terminal's signals (:mod:`harness.forked`) and exit when the run collects, when the
 jobs are dropped uncollected, or when the run is gone.  Where ``fork``
 does not exist, the plots are drawn in a background thread instead (same results).
 """
@@ -51,6 +51,9 @@ PLOT_CACHE_FOLDER = "harness-plots"
 _WHERE = "the plot process"
 #: seconds between the worker's checks that the run is still alive while no plot comes
 _PARENT_POLL_S = 1.0
+#: plot processes a :class:`PlotJobs` forks: one per core of the 2-core machine the benchmarks run on; the run's
+#: last three plots arrive together and each costs 0.1-0.4 s of CPU (BENCHMARKS.md, issue 18)
+PLOT_WORKERS = 2
 
 
 def render(name: str, *args: Any, **kwargs: Any) -> Path:
@@ -169,8 +172,9 @@ def _warm() -> None:
 
 
 def _serve(jobs: Any, results: Any, cache: PlotCache | None = None) -> None:
-    """(Worker) draw each ``(render, args, kwargs)`` from ``jobs`` (through ``cache`` when given) and put
-    ``(path, error)`` on ``results``, until a None job or the run is gone."""
+    """(Worker) draw each ``(index, render, args, kwargs)`` from ``jobs`` (through ``cache`` when given) and put
+    ``(index, path, error)`` on ``results``, until a None job or the run is gone.  Several workers may share
+    ``jobs``: each takes the next job as soon as it is free."""
     freeze_inherited_objects()
     ignore_run_signals()
     parent = ParentWatch()
@@ -184,11 +188,11 @@ def _serve(jobs: Any, results: Any, cache: PlotCache | None = None) -> None:
             continue
         if job is None:
             return
-        draw, args, kwargs = job
+        index, draw, args, kwargs = job
         try:
-            results.put((_draw(cache, draw, args, kwargs), None))
+            results.put((index, _draw(cache, draw, args, kwargs), None))
         except BaseException as exc:  # noqa: BLE001 - handed to the run by results()
-            results.put((None, portable(exc, _WHERE)))
+            results.put((index, None, portable(exc, _WHERE)))
 
 
 class _Job(threading.Thread):
@@ -212,29 +216,34 @@ class _Job(threading.Thread):
 
 
 class PlotJobs:
-    """Plots drawn beside the run, one at a time, collected in submission order.
+    """Plots drawn beside the run by ``workers`` forked processes, collected in submission order.
 
     Usage::
 
-        jobs = PlotJobs()                    # forks the plot worker
+        jobs = PlotJobs()                    # forks the plot workers
         jobs.submit(render, "optimisation_curve_png", points, folder / "curve.png")
         ...                                  # other work meanwhile
         for path, artifact_path in jobs.placed():   # waits; re-raises a plot's exception
             tracker.log_file(path, artifact_path)
 
-    ``render`` and its arguments are sent to the worker pickled: a module-level function (:func:`render`) and
-    plain data (lists, data frames, paths).
+    ``render`` and its arguments are sent to the workers pickled: a module-level function (:func:`render`) and
+    plain data (lists, data frames, paths).  The workers share one job queue, so each plot is drawn by the first
+    free worker: the three plots a run asks for in its last fraction of a second (they need the evolved skill's
+    grades) are drawn side by side instead of one after another (issue 18).
 
     Args:
         cache: a folder of plots drawn before (:class:`PlotCache`): an identical job is copied from there instead
             of drawn; None: every plot is drawn.
+        workers: plot processes to fork (at least 1); :data:`PLOT_WORKERS` by default.  Without ``fork`` one
+            background thread draws the plots one after another whatever this says.
     """
 
-    def __init__(self, cache: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, cache: str | os.PathLike[str] | None = None, workers: int = 0) -> None:
         self._cache = PlotCache(cache) if cache is not None else None
+        self._workers = workers if workers > 0 else PLOT_WORKERS
         self._where: list[str] = []  # artifact path of each pending plot
         self._threads: list[_Job] = []
-        self._process: Any = None
+        self._processes: list[Any] = []
         self._jobs: Any = None
         self._results: Any = None
         self._fork = can_fork()
@@ -244,22 +253,24 @@ class PlotJobs:
     def _start(self) -> None:
         context = multiprocessing.get_context("fork")
         self._jobs, self._results = context.Queue(), context.Queue()
-        self._process = context.Process(target=_serve, args=(self._jobs, self._results, self._cache),
-                                        name="harness-plot",
-                                        daemon=True)
-        self._process.start()
-        # a run that fails before collecting: the worker stops when these jobs are dropped
-        self._finalizer = weakref.finalize(self, self._jobs.put, None)
+        self._processes = [context.Process(target=_serve, args=(self._jobs, self._results, self._cache),
+                                           name=f"harness-plot-{number}", daemon=True)
+                           for number in range(self._workers)]
+        for process in self._processes:
+            process.start()
+        # a run that fails before collecting: the workers stop when these jobs are dropped
+        self._finalizer = weakref.finalize(self, _stop, self._jobs, len(self._processes))
 
     def submit(self, draw: Callable[..., Path], *args: Any, artifact_path: str = PLOTS_ARTIFACT_PATH,
                **kwargs: Any) -> None:
         """Start drawing ``draw(*args, **kwargs)`` (a plot function returning the PNG's path, e.g. :func:`render`)
-        beside the run, after the plots submitted before it; ``artifact_path``: where the run logs the file."""
+        beside the run, as soon as a worker is free; ``artifact_path``: where the run logs the file."""
+        index = len(self._where)
         self._where.append(artifact_path)
-        if self._fork and self._process is None:
+        if self._fork and not self._processes:
             self._start()
-        if self._process is not None:
-            self._jobs.put((draw, args, kwargs))  # a feeder thread sends it: the run does not wait
+        if self._processes:
+            self._jobs.put((index, draw, args, kwargs))  # a feeder thread sends it: the run does not wait
             return
         job = _Job(draw, args, kwargs, self._threads[-1] if self._threads else None, self._cache)
         self._threads.append(job)
@@ -267,21 +278,25 @@ class PlotJobs:
 
     def placed(self) -> list[tuple[Path, str]]:
         """``(path, artifact_path)`` of every plot submitted so far, in submission order, once all are drawn;
-        the worker then stops (a later :meth:`submit` starts another; its exit is not waited for).
+        the workers then stop (a later :meth:`submit` starts others; their exit is not waited for).
 
         Raises:
-            Exception: the first exception a plot raised (after every plot has finished).
-            WorkerError: the plot process ended before drawing every plot.
+            Exception: the first exception a plot raised, in submission order (after every plot has finished).
+            WorkerError: every plot process ended before drawing every plot.
         """
         where, self._where = self._where, []
         outcomes: list[tuple[Path | None, BaseException | None]] = []
-        if self._process is not None:
-            process, self._process = self._process, None
+        if self._processes:
+            processes, self._processes = self._processes, []
             self._finalizer.detach()
-            self._jobs.put(None)  # after the plots sent before it
-            for _ in where:
-                outcomes.append(self._next_result(process))
-            reap_later(process)  # it has handed back every plot: its exit is not waited for
+            _stop(self._jobs, len(processes))  # after the plots sent before: each worker ends on one
+            drawn: dict[int, tuple[Path | None, BaseException | None]] = {}
+            while len(drawn) < len(where):
+                index, path, error = self._next_result(processes)
+                drawn[index] = (path, error)
+            outcomes = [drawn[index] for index in range(len(where))]
+            for process in processes:
+                reap_later(process)  # it has handed back every plot: its exit is not waited for
         else:
             threads, self._threads = self._threads, []
             for job in threads:
@@ -292,15 +307,22 @@ class PlotJobs:
                 raise error
         return [(path, at) for (path, _), at in zip(outcomes, where, strict=True) if path is not None]
 
-    def _next_result(self, process: Any) -> tuple[Path | None, BaseException | None]:
+    def _next_result(self, processes: list[Any]) -> tuple[int, Path | None, BaseException | None]:
         while True:
             try:
                 return self._results.get(timeout=_PARENT_POLL_S)  # type: ignore[no-any-return]
             except queue.Empty:
-                if not process.is_alive():
-                    raise WorkerError(f"the plot process ended (exit code {process.exitcode}) before drawing "
-                                      "every plot") from None
+                if not any(process.is_alive() for process in processes):
+                    codes = ", ".join(str(process.exitcode) for process in processes)
+                    raise WorkerError(f"the plot processes ended (exit codes {codes}) before drawing every "
+                                      "plot") from None
 
     def results(self) -> list[Path]:
         """The paths of :meth:`placed` (same waits and errors)."""
         return [path for path, _ in self.placed()]
+
+
+def _stop(jobs: Any, workers: int) -> None:
+    """Send ``workers`` stop marks on ``jobs``: each worker ends on the first it takes."""
+    for _ in range(workers):
+        jobs.put(None)
