@@ -13,9 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import CenteredNorm, Colormap
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 
 #: correctness bands of a grade and their colours (colour-blind-safe Okabe–Ito hues)
@@ -26,6 +29,55 @@ DPI = 120
 #: zlib level of the PNG files: 1 instead of Pillow's 6 gives the same pixels in files about 8 % larger, and cuts
 #: a 16-task holdout chart's CPU by about 30 % (0.52 -> 0.37 s; the encoding at level 6 was 0.23 s of it; issue 18)
 PNG_COMPRESS_LEVEL = 1
+
+
+#: inches per typographic point
+_PT = 1 / 72
+#: the space kept around the figure's edge and between neighbouring texts: constrained layout's default (3 pt)
+_PAD = 3 * _PT
+#: how far a tick label sits from its axes' edge: the tick (3.5 pt) plus the tick label pad (3.5 pt)
+_TICK = 7 * _PT
+
+
+class _Measure:
+    """Sizes in inches of texts as the figure's Agg renderer lays them out (the renderer savefig reuses, so the
+    text metrics measured here are cached for the draw).
+
+    Why (issue 18): ``layout="constrained"`` found the margins with a dry draw of every artist (0.35 of a plot's
+    0.3-0.45 s of CPU); the plots here know which texts sit in each margin, so they measure only those and place
+    the axes themselves (:func:`_place`)."""
+
+    def __init__(self, fig: Figure) -> None:
+        self._renderer = FigureCanvasAgg(fig).get_renderer()
+        self._dpi = float(self._renderer.dpi)
+
+    def width(self, texts: Sequence[str], size: float | str) -> float:
+        """The widest line of ``texts`` at font ``size`` (points or a name such as ``"medium"``), in inches."""
+        prop = FontProperties(size=size)
+        lines = [line for text in texts for line in str(text).split("\n")]
+        return max((self._renderer.get_text_width_height_descent(line, prop, ismath="TeX" if "$" in line
+                                                                   else False)[0] for line in lines),
+                   default=0.0) / self._dpi
+
+    def height(self, size: float | str, lines: int = 1) -> float:
+        """The height of ``lines`` lines of text at font ``size``, in inches (matplotlib's line spacing, 1.2)."""
+        points = FontProperties(size=size).get_size_in_points()
+        return (lines * 1.2 - 0.2 + 0.17) * points * _PT  # lines apart by 1.2 sizes; a line ~1.17 sizes tall
+
+    def extent(self, artist: Artist) -> float:
+        """The width of ``artist`` (e.g. a legend) as it will be drawn, in inches."""
+        return float(artist.get_window_extent(self._renderer).width) / self._dpi
+
+
+def _place(fig: Figure, ax: Axes, left: float, right: float, bottom: float, top: float,
+           title_width: float = 0.0) -> None:
+    """Put ``ax`` in ``fig`` leaving margins of ``left``, ``right``, ``bottom`` and ``top`` inches; a title of
+    ``title_width`` inches, centred over the axes, widens the margin it would otherwise overhang."""
+    width, height = fig.get_size_inches()
+    # the title's centre is the axes' centre: it stays on the figure while the margins differ by at most this
+    slack = max(width - 2 * _PAD - title_width, 0.0)
+    left, right = max(left, right - slack), max(right, left - slack)
+    ax.set_position((left / width, bottom / height, 1 - (left + right) / width, 1 - (bottom + top) / height))
 
 
 def correctness_band(value: float) -> str:
@@ -91,7 +143,7 @@ def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "v
     tasks = list(dict.fromkeys(rows["task_id"].astype(str)))
     y = np.arange(len(tasks))
 
-    fig = Figure(figsize=(8.5, 1.6 + 0.24 * len(tasks)), layout="constrained")
+    fig = Figure(figsize=(8.5, 1.6 + 0.24 * len(tasks)), dpi=DPI)
     ax = fig.subplots()
     points: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for variant in ("baseline", "evolved"):
@@ -112,7 +164,8 @@ def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "v
                    marker="x", s=30, linewidths=1.2, zorder=2)
     unscored_any = ~(np.isfinite(base) & np.isfinite(evo))
     labels = [f"{t} (unscored)" if u else t for t, u in zip(tasks, unscored_any, strict=True)]
-    ax.set_yticks(y, labels, fontsize=8 if len(tasks) <= 40 else 6.5)
+    label_size = 8 if len(tasks) <= 40 else 6.5
+    ax.set_yticks(y, labels, fontsize=label_size)
     ax.invert_yaxis()
     ax.set_ylim(len(tasks) - 0.5, -0.5)
     ax.set_xlim(-0.03, 1.03)
@@ -124,16 +177,24 @@ def holdout_per_task_png(table: pd.DataFrame, path: str | Path, grader: str = "v
     mean_b = _mean(base[paired]) if n else math.nan
     mean_e = _mean(evo[paired]) if n else math.nan
     scope = f"mean of {runs} runs" if runs > 1 else "one run"
-    ax.set_title(f"Holdout per task — {grader} grader ({len(tasks)} tasks, {scope})\n"
-                 f"mean composite over the n = {n} of {len(tasks)} tasks scored in both: {_fmt(mean_b)} → "
-                 f"{_fmt(mean_e)} (Δ {_fmt(mean_e - mean_b, signed=True)})"
-                 + (f"; {len(tasks) - n} unscored (×)" if n < len(tasks) else ""), fontsize=10)
+    title = (f"Holdout per task — {grader} grader ({len(tasks)} tasks, {scope})\n"
+             f"mean composite over the n = {n} of {len(tasks)} tasks scored in both: {_fmt(mean_b)} → "
+             f"{_fmt(mean_e)} (Δ {_fmt(mean_e - mean_b, signed=True)})"
+             + (f"; {len(tasks) - n} unscored (×)" if n < len(tasks) else ""))
+    ax.set_title(title, fontsize=10)
     handles = [Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="white", markeredgecolor="black",
                       markersize=7, label=v) for v in ("baseline", "evolved")]
     handles += [Line2D([], [], marker="s", linestyle="", color=colour, markersize=8, label=band)
                 for band, colour in CORRECTNESS_COLOURS.items()]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
-              title="variant / correctness", title_fontsize=8)
+    legend = ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+                       title="variant / correctness", title_fontsize=8)
+    size = _Measure(fig)
+    left = _PAD + size.width(labels, label_size) + _TICK
+    # the legend starts 1 % of the axes' width right of it, plus its pad (0.5 of its 8 pt font)
+    legend_width = size.extent(legend) + 4 * _PT
+    right = _PAD + legend_width + 0.01 * (fig.get_figwidth() - left - legend_width)
+    _place(fig, ax, left, right, bottom=_PAD + 2 * size.height("medium") + _TICK + 4 * _PT,
+           top=_PAD + size.height(10, lines=2) + 6 * _PT, title_width=size.width([title], 10))
     return _save(fig, path)
 
 
@@ -172,7 +233,7 @@ def optimisation_curve_png(points: Sequence[tuple[int, float]] | pd.DataFrame, p
     x, y = _curve_points(points)
     if len(x) == 0:
         raise ValueError("optimisation_curve_png got no (iteration, score) points to plot")
-    fig = Figure(figsize=(7, 4), layout="constrained")
+    fig = Figure(figsize=(7, 4), dpi=DPI)
     ax = fig.subplots()
     ax.step(x, y, where="post", color="#0072B2", linewidth=2)
     ax.plot(x, y, "o", color="#0072B2", markersize=4)
@@ -185,7 +246,20 @@ def optimisation_curve_png(points: Sequence[tuple[int, float]] | pd.DataFrame, p
     if np.all(np.equal(np.mod(x, 1), 0)) and len(x) <= 30:
         ax.set_xticks(np.unique(x))
     ax.grid(alpha=0.3)
-    ax.set_title(f"{title}: best validation score per iteration ({len(x)} points)", fontsize=10)
+    heading = f"{title}: best validation score per iteration ({len(x)} points)"
+    ax.set_title(heading, fontsize=10)
+    size = _Measure(fig)
+    yticks = ax.yaxis.get_major_formatter().format_ticks(
+        [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]])
+    xticks = ax.xaxis.get_major_formatter().format_ticks(ax.get_xticks())
+    x0, x1 = ax.get_xlim()
+    width = fig.get_figwidth()
+    # the last score's label starts 4 pt right of the last point, which lies this far inside the axes' right edge
+    inside = (x1 - x[-1]) / (x1 - x0) * 0.85 * width
+    right = _PAD + max(size.width(xticks[-1:], "medium") / 2, 4 * _PT + size.width([f"{y[-1]:.3f}"], 9) - inside)
+    _place(fig, ax, left=_PAD + size.height("medium") + 4 * _PT + size.width(yticks, "medium") + _TICK,
+           right=right, bottom=_PAD + 2 * size.height("medium") + _TICK + 4 * _PT,
+           top=_PAD + size.height(10) + 6 * _PT, title_width=size.width([heading], 10))
     return _save(fig, path)
 
 
@@ -333,7 +407,10 @@ def agreement_png(confusions: dict[str, list[list[int]]], path: str | Path, refe
     for grader, m in confusions.items():
         if np.asarray(m).shape != (2, 2):
             raise ValueError(f"agreement_png: the {grader} matrix must be 2x2, got shape {np.asarray(m).shape}")
-    fig = Figure(figsize=(0.6 + 2.6 * len(confusions), 2.9), layout="constrained")
+    fig = Figure(figsize=(0.6 + 2.6 * len(confusions), 2.9), dpi=DPI)
+    size = _Measure(fig)
+    # a single matrix's figure was narrower than the title (which lost its ends): widen it to the title
+    fig.set_figwidth(max(fig.get_figwidth(), size.width([title], 10) + 2 * _PAD))
     axes = np.atleast_1d(fig.subplots(1, len(confusions)))
     cmap = _cmap("Blues")
     for ax, (grader, m) in zip(axes, confusions.items(), strict=True):
@@ -350,4 +427,13 @@ def agreement_png(confusions: dict[str, list[list[int]]], path: str | Path, refe
         ax.set_ylabel(f"{reference} says")
         ax.set_title(f"{grader} vs {reference} ({int(values.sum())} answers)", fontsize=9)
     fig.suptitle(title, fontsize=10)
+    size = _Measure(fig)  # the renderer of the widened figure
+    width, height = fig.get_size_inches()
+    column = (width - 2 * _PAD) / len(confusions)
+    inset = size.height("medium") + 4 * _PT + size.width(["correct", "not"], "medium") + _TICK
+    bottom = _PAD + 2 * size.height("medium") + _TICK + 4 * _PT
+    top = 2 * _PAD + size.height(10) + size.height(9) + 6 * _PT
+    for number, ax in enumerate(axes):  # each square matrix is centred in its column's box
+        ax.set_position(((_PAD + number * column + inset) / width, bottom / height,
+                         (column - inset - _PAD) / width, 1 - (bottom + top) / height))
     return _save(fig, path)
