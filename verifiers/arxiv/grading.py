@@ -641,9 +641,8 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     none: a record's "First author:" line is no second title), or as another element of a JSON array of
     candidates (:func:`_candidate_array`)."""
     text = r.text
-    for start, end in spans:
-        if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
-            return True
+    if _alternated(text, spans, offered):
+        return True
     items = listed_items(text) if may_be_listed(text, spans) else []
     if items and _has_closing_key(r.lower):  # a letter's closing ("Best regards,") and the signature below it
         closing = next((s for s, e in items if _CLOSING_RE.match(text, s, e)), -1)  # offer nothing
@@ -654,6 +653,14 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
         if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
             return True
     return "[" in text and _candidate_array(r, spans, offered)
+
+
+def _alternated(text: str, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether an alternation right after or before a candidate at ``spans`` offers another one
+    (``offered(phrase)``; :func:`verifiers.arxiv.matching.alternative_after`, ``alternative_before``): "A or B",
+    "B or A", also inside one field's value ({"first_author": "A or B"})."""
+    return any(alternative_after(text, end, offered) or alternative_before(text, start, offered, end)
+               for start, end in spans)
 
 
 #: A JSON array under a key (group 1), its inside (group 2).
@@ -1845,6 +1852,15 @@ def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]
     return sorted(spans + found) if found else spans
 
 
+#: A known first author's surname that is also an English word ("He"), capitalised, standing alone as a phrase
+#: (or with "et al."): offered where a candidate stands (an alternation's other side, another item of a list:
+#: "Mikolov or He", "Hinton et al. or He et al."), it names that author, not the pronoun, as the author's own
+#: surname does there (``_bare_surname_spans``).
+_LONE_WORD_SURNAME_RE = re.compile(r"[*_\"'“‘]*(?:" + "|".join(sorted(
+    re.escape(p.last_name) for p in PAPERS if p.last_name.lower() in NON_CONTENT_WORDS)) + r")"
+    r"(?:[ \t]+et\.?[ \t]+al\b\.?)?[*_\"'”’.!?]*")
+
+
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (author) and :func:`verifiers.arxiv.matching.author_pattern`.  Well formed
     when a name is offered (a capitalised word that is not filler or a word of the question, or a response
@@ -1887,12 +1903,14 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
-            phrase)
+        offers_name = lambda phrase: (bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
+            phrase)) or _LONE_WORD_SURNAME_RE.fullmatch(phrase.strip()) is not None
         # an explicit ordering ({"first_author": A}) is no list of rivals, but a cue still calls names
         # candidates ({"first_author": A, "alternative": B})
-        if hedged or (not ordered and _listed_rival(r, committed, offers_name, "author")) or (
-                _names_under_listing_cue(m, r, committed)):
+        # a field's value may still offer two names by an alternation ({"first_author": "He or Zhang"}, "First
+        # author: A or B"): hedged as in prose, since one field holds one answer
+        if hedged or (_listed_rival(r, committed, offers_name, "author") if not ordered else _alternated(
+                r.text, committed, offers_name)) or _names_under_listing_cue(m, r, committed):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"

@@ -2633,6 +2633,15 @@ def _section_labels(lower: str, hits: tuple[KeyHits, ...] | None) -> list[tuple[
     return spans
 
 
+#: A record's key or value in single quotes, as a Python dict literal or a YAML line writes it ("{'first_author':
+#: 'He'}", "title: 'X'"): after a brace, a bracket, a comma or a colon, and closed before the next one or the line's
+#: end (group 1: what opens it, group 2: the inside).  An apostrophe inside a word ("it's") neither opens nor
+#: closes one.  Read as double quotes, so that a record grades alike however its strings are quoted.
+_SINGLE_QUOTED_FIELD_RE = re.compile(r"([{\[,:][ \t]*)'([^'\n]{1,300})'(?=[ \t]*(?:[,:}\]\n]|\Z))")
+#: The openings ``_SINGLE_QUOTED_FIELD_RE`` needs, one of them at least (a cheap test first).
+_may_hold_single_quoted_field = contains_any(("{'", "['", ": '", ":'", ", '"))
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
     letters as Latin (:func:`verifiers.arxiv.normalise.unconfuse`), strip markup, squeeze whitespace runs
@@ -2645,6 +2654,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     text = strip_markup(unconfuse(raw))
     if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
         text = unbrace_bibtex(text)
+    if "'" in text and _may_hold_single_quoted_field(text):
+        text = _SINGLE_QUOTED_FIELD_RE.sub(r'\1"\2"', text)  # same length: offsets into ``raw`` still hold
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
     if not plain:
         text = one_item_per_line(squeeze_spaces(text))
