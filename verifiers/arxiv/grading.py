@@ -131,7 +131,8 @@ _ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y", "X (co-
 _ROLE_BEFORE = re.compile(
     r"(?:(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
     r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?"
-    r"|(?:co-?wrote|co-?authored|wrote|written|worked)\s+(?:it\s+|the\s+paper\s+)?(?:together\s+)?with\s+)"
+    r"|(?:co-?wrote|co-?authored|wrote|written|worked)\s+(?:it\s+|the\s+paper\s+)?(?:together\s+)?with\s+"
+    r"|\([ \t*_]*(?:(?:along|together)\s+)?with\s+)"  # "X\n(with Y and others)": Y co-wrote it
     r"(?:\w+\s+)?$",
     re.IGNORECASE,
 )

@@ -67,7 +67,7 @@ from verifiers.arxiv.normalise import (
     unbrace_bibtex,
     unconfuse,
 )
-from verifiers.arxiv.papers import Paper
+from verifiers.arxiv.papers import PAPERS, Paper
 
 #: Only this many leading characters are searched for an answer (bounds the work on huge outputs).
 MAX_GRADED_CHARS = 200_000
@@ -931,12 +931,43 @@ def _colon_subtitle(found: re.Match[str]) -> bool:
     return len(words) >= 2 and any(w not in NON_CONTENT_WORDS for w in words)
 
 
+_OPENING_QUOTES = frozenset("\"“‘«'`")
+_CLOSING_QUOTES = frozenset("\"”’»'`")
+#: What may stand outside a quoted title on a line that is one longer title: words, spaces, hyphens, dashes, a
+#: colon, commas, markup, a last full stop; no digit, bracket or other punctuation (a year, a remark in brackets).
+_TITLE_LINE_OUTSIDE_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|[ \t:,–—*_-]+|\.[ \t*_]*\Z")
+
+
+def _quoted_in_title_line(text: str, start: int, end: int) -> bool:
+    """Whether the title at ``text[start:end]``, in quotes, is cited inside a longer title on its line: the words
+    outside the quotes are title-case (capitalised or minor words, at least one capitalised) and the line read
+    without the quotes is a longer title by the unquoted rules ('"X" for Everyone', 'Towards "X"', '"X"
+    Revisited', '"X": Theory and Practice', as "X for Everyone" is).  Quotes delimit the title only when the
+    rest of the line is not title-case words: prose ('"X" is the answer', '"X" for sure'), an attribution ('"X" by
+    Vaswani et al.') or a bracket or a year ('"X" (NeurIPS 2017)') leave it the title itself (README, Title)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start - 1], text[end + 1:line_end]
+    words = _WORD_RE.findall(before) + _WORD_RE.findall(after)
+    if not words or not all(w[:1].isupper() or w in _MINOR_WORDS or w == "and" for w in words) or not any(
+            w[:1].isupper() for w in words):
+        return False
+    if any("".join(_TITLE_LINE_OUTSIDE_RE.findall(part)) != part for part in (before, after)):
+        return False  # a digit, a bracket, a comma: a venue, a year or a remark beside the title
+    line = before + text[start:end] + after
+    return is_extended(line, len(before), len(before) + end - start)
+
+
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
     inside the same quotes, a subtitle (:func:`_dash_subtitle`, :func:`_colon_subtitle`), further capitalised
     words (also after capitalised minor words: "... In Speech Separation") or a fused prefix around it, or a
     preposition and a content word after it."""
     if in_longer_quote(text, start, end):
+        return True
+    if start and end < len(text) and text[end] in _CLOSING_QUOTES and text[start - 1] in _OPENING_QUOTES and (
+            _quoted_in_title_line(text, start, end)):
         return True
     if text.startswith((" -", " –", " —", "-", "–", "—"), end, end + 3) and _dash_subtitle(text, end):
         return True
@@ -1201,10 +1232,19 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     label = _LABEL_RE.match(item)
     if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
+    if kind == "author" and _CO_AUTHOR_REMARK_RE.match(item):
+        return False  # "(with Kai Chen and others)": co-authors beside the name above, no other first author
     if kind == "title" and _LEAD_IN_END_RE.search(item) and any(
             len(w) > 2 and w.islower() for w in _WORD_RE.findall(item)):
         return False  # "Based on my knowledge, the exact title is:" introduces the answer ("OMAR KHATTAB:" names)
     return not prose_line(item) and offered(_strip_item(item))
+
+
+#: An item that opens with "with" ("(with Kai Chen and others)", "together with X", "co-authored with X") names
+#: co-authors of the name before it: on an author task it offers no other first author, as it does not on the
+#: name's own line.
+_CO_AUTHOR_REMARK_RE = re.compile(r"[\s(\[*_–—-]*(?:(?:along|together|jointly|co-?authored|co-?written|written)"
+                                  r"[ \t]+)?with[ \t]", re.IGNORECASE)
 
 
 #: The end of a lead-in line: a colon, or a copula or naming verb still waiting for what it names ("the exact
@@ -1427,7 +1467,13 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
     if len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
             previous == previous.rstrip(",.;:")):
         return True  # "in San Francisco"
-    return (previous == "of" or "," in head) and _after_organisation(words)
+    return (previous == "of" or "," in head and word.casefold() not in _KNOWN_AUTHOR_SURNAMES) and (
+        _after_organisation(words))
+
+
+#: The known papers' first authors' surnames: after an organisation's comma one of them names the person ("Google
+#: Brain, Vaswani": an affiliation then the author), not the organisation's place, which is no known author.
+_KNOWN_AUTHOR_SURNAMES = frozenset(p.last_name.casefold() for p in PAPERS)
 
 
 #: Words of an organisation's name ("Google Brain", "University of Toronto", "Meta AI"): what follows the name
@@ -1632,9 +1678,11 @@ def term_run(text: str, start: int, end: int) -> bool:
 _SURNAME_FUNCTION_WORDS = frozenset("he so may will more most long little an do".split()) & FUNCTION_WORDS
 
 
-#: A given name or an initial right before a word of a name, and one right after it (same line).
-_NAME_WORD_BEFORE_RE = re.compile(r"(?-i:[A-Z])(?:\.|[^\W\d_]+)[ \t]+\Z")
-_NAME_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])(?:\.|[^\W\d_]+))")
+#: A given name or an initial right before a word of a name, and one right after it (same line).  An initial may
+#: lack its full stop ("Lakshya A Agrawal", as a middle initial is often typed); bare, it is a letter other than
+#: "I" (the pronoun) between two words of the name.
+_NAME_WORD_BEFORE_RE = re.compile(r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]+)|(?<![^\W_])(?-i:[A-HJ-Z]))[ \t]+\Z")
+_NAME_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])(?:\.|[^\W\d_]+)|(?-i:[A-HJ-Z])(?=[ \t]+(?-i:[A-Z])[a-z]))")
 
 
 def _name_run(text: str, start: int, end: int, exclude: frozenset[str]) -> tuple[int, int]:
@@ -1648,7 +1696,7 @@ def _name_run(text: str, start: int, end: int, exclude: frozenset[str]) -> tuple
         start = word.start()
     for _ in range(3):
         word = _NAME_WORD_AFTER_RE.match(text, end, end + 30)
-        if word is None or not (len(word.group(1)) == 2 or name_like(word.group(1), exclude)):
+        if word is None or not (len(word.group(1)) <= 2 or name_like(word.group(1), exclude)):
             break
         end = word.end()
     return start, end
