@@ -516,6 +516,10 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     years = find_years(r.text)
     if "(" in r.text or "[" in r.text:  # a date in a bracket's metadata is no answer
         years = [y for y in years if not _bracket_metadata(r, y[1])]
+    if years and ":" in r.text:  # a log's timestamp in a refusal or a service's message: no answer
+        stamped = [y for y in years if _timestamp(r.text, y[1], y[2])]
+        if stamped and (r.may_refuse() and r.refuses() or METADATA_IN_BRACKET_RE.search(r.lower) is not None):
+            years = [y for y in years if y not in stamped]
     offered = _offered(r, years)
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
@@ -537,6 +541,21 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
 
 #: A time of day right after a date ("12/03/2021 14:05", "2015-07-01T10:22:00Z").
 _TIME_AFTER_RE = re.compile(r"[\w/.-]*[T\s,]+\d{1,2}:\d{2}")
+
+
+#: A time of day right before a date ("10:45 on 12.03.2024", "10:45, 2024-03-12", "at 10:45 UTC on 12/03/2024"):
+#: up to the year's start, only the date's day and month may follow the time.
+_TIME_BEFORE_RE = re.compile(r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*(?:[ap]\.?m\.?|utc|gmt|[a-z]{3}))?"
+                             r"[ \t,]*(?:on[ \t]+)?(?:[0-9]{1,2}[./-]){0,2}\Z", re.IGNORECASE)
+
+
+def _timestamp(text: str, start: int, end: int) -> bool:
+    """Whether the year at ``text[start:end]`` is part of a date with a time of day, after it ("12/03/2021 14:05",
+    "2021-06-12 10:00") or before it ("10:45 on 12.03.2024"): a log line's or a status page's timestamp, which in
+    a refusal or beside a service's metadata ("status 500", "try again") dates the failure, not the paper (README,
+    Refusals)."""
+    return _TIME_AFTER_RE.match(text, end, end + 40) is not None or (
+        _TIME_BEFORE_RE.search(text, max(0, start - 30), start) is not None)
 
 
 def _bracket_metadata(r: Response, start: int) -> bool:
@@ -1804,8 +1823,9 @@ _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"?[ \t*
 #: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
 #: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash
 #: ("Zhang or He - I can't verify which"); an alternative may follow a dash or "and/or", with a hedge word ("He —
-#: or perhaps Zhang", "He and/or Zhang").
+#: or perhaps Zhang", "He and/or Zhang"); a bracket naming the role ends it too ("He (first author)").
 _NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)"
+                           r"|[ \t]+\((?:the[ \t]+)?(?:first|lead)[ \t-]+author\b"
                            r"|,?[ \t]+(?:[–—-]{1,2}[ \t]+)?(?:or|and/or|and|&)[ \t]+"
                            r"(?:(?:perhaps|maybe|possibly)[ \t]+)?[*_\"'“‘]*(?-i:[A-Z]))")
 _NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\(|[ \t]+[–—-][ \t])")
@@ -1824,14 +1844,20 @@ _CITATION_AFTER_RE = re.compile(rf"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:coll
 
 
 def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with :func:`_bare_surname_hits` of the author's surname (``m.last_name``) added, sorted."""
+    found = _bare_surname_hits(m.last_name, text, spans)
+    return sorted(spans + found) if found else spans
+
+
+def _bare_surname_hits(last: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` with the bare surname that is also an English word ("He") where it stands in an answer position:
     capitalised as a name ("He", "HE"), after a label, a copula, "by" or a hedge word, or opening a line, with the
     name ending right after it or another name following as an alternative (``_ANSWER_SLOT_BEFORE_RE``,
     ``_LINE_SLOT_BEFORE_RE``, ``_NAME_ENDS_RE``: "The first author is He.", "Answer: **He**", "written by He",
     "maybe He or Zhang", "- He"), or opening a citation anywhere ("He and colleagues", "He (2015)", "He, Zhang, Ren
     and Sun": ``_CITATION_AFTER_RE``).  A pronoun opening a clause ("He proposed ...", "He, however, ...", "Note:
-    He was ...") is none: a lower-case word follows it."""
-    last = m.last_name
+    He was ...") is none: a lower-case word follows it.  Returns the spans of such uses of ``last`` not inside
+    ``spans``."""
     found = []
     covered = {i for s, e in spans for i in range(s, e)}  # a set: a long text holds thousands of spans
     for match in re.finditer(rf"(?<![^\W_])(?:{re.escape(last)}|{re.escape(last.upper())})(?![^\W_]|[-‐‑'’][^\W_])",
@@ -1850,15 +1876,15 @@ def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]
                 _NAME_ENDS_OR_DASH_RE.match(text, end) is not None
                 and _ITEM_SLOT_BEFORE_RE.search(text, lo, start) is not None):
             found.append((start, end))
-    return sorted(spans + found) if found else spans
+    return found
 
 
 #: A known first author's surname that is also an English word ("He"), capitalised, standing alone as a phrase
 #: (or with "et al."): offered where a candidate stands (an alternation's other side, another item of a list:
 #: "Mikolov or He", "Hinton et al. or He et al."), it names that author, not the pronoun, as the author's own
 #: surname does there (``_bare_surname_spans``).
-_LONE_WORD_SURNAME_RE = re.compile(r"[*_\"'“‘]*(?:" + "|".join(sorted(
-    re.escape(p.last_name) for p in PAPERS if p.last_name.lower() in NON_CONTENT_WORDS)) + r")"
+_LONE_WORD_SURNAMES = tuple(sorted(p.last_name for p in PAPERS if p.last_name.lower() in NON_CONTENT_WORDS))
+_LONE_WORD_SURNAME_RE = re.compile(r"[*_\"'“‘]*(?:" + "|".join(map(re.escape, _LONE_WORD_SURNAMES)) + r")"
     r"(?:[ \t]+et\.?[ \t]+al\b\.?)?[*_\"'”’.!?]*")
 
 
@@ -1918,6 +1944,9 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     names = name_tokens(text, exclude, 1, counts=r.counts)
     if names and not retracted_any and (offers_nothing(text) or only_titles(text)):
         names = []  # "© 2023 Example Corp.", "Going Deeper with Convolutions": no person named
+    if not names and not retracted_any:  # "The first author is He." on another paper's task: He, a wrong name
+        names = [other for other in _LONE_WORD_SURNAMES if other != last and other in text and any(
+            r.counts(s, e) for s, e in _bare_surname_hits(other, text, []))]
     if not names and not retracted_any:
         return no_answer(f"first author {name}", "a name", r, hint)
     why = "" if names else f" ({last} only negated or not as first author)"

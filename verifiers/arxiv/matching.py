@@ -205,15 +205,18 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: The labels that make a number metadata, never an answer: an example of a format ("e.g.", "for example", "such
-#: as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a rule of the ID scheme
-#: ("IDs after April 2007 use ..."), a request/reference/ticket/error/session/trace id or code, a knowledge or
-#: training cut-off ("my knowledge ends in", "data up to"), an "as of" / "last updated" date, a phone number ("call",
+#: as", "in the format", "years like"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a rule of the
+#: ID scheme ("IDs after April 2007 use ..."), a request/reference/ticket/error/session/trace id or code, a document's
+#: revision ("rev. 2018"), a knowledge or training cut-off ("my knowledge ends in", "data up to", "documents uploaded
+#: before"), an "as of" / "last updated" date, a phone number ("call",
 #: "dial", "tel"), a downtime ("maintenance until").  One list for two scopes: right before the number
 #: (:data:`METADATA_BEFORE_RE`) and anywhere before it inside an open bracket (:data:`METADATA_IN_BRACKET_RE`).
 _METADATA_LABEL = (
     r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
     r"|(?:format|pattern)\s+(?:like|of)|timestamp|(?:ids|identifiers|numbers|an?\s+(?:arxiv\s+)?(?:id|identifier))"
-    r"\s+(?:\w+\s+)?looks?\s+like|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
+    r"\s+(?:\w+\s+)?looks?\s+like|(?:years?|dates?)\s+(?:\w+\s+)?(?:looks?\s+)?like|rev\.|revision"
+    r"|(?:uploaded|added|indexed|ingested)\s+(?:before|after|until|since|prior\s+to)"
+    r"|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
     r"|(?:arxiv\s+)?(?:ids?|identifiers?|numbers?)\s+(?:(?:issued|assigned|created|submitted|given)\s+)?"
     r"(?:after|since|before|from|until|prior\s+to|starting(?:\s+in)?|through)"
     r"|knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
@@ -252,7 +255,7 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "identifier", "id after", "id since", "id before", "id from", "id until",
                                    "id prior", "id starting", "id through", "timestamp", "like", "number after",
                                    "number since", "number before", "number from", "numbers after", "numbers since",
-                                   "numbers before", "numbers from")
+                                   "numbers before", "numbers from", "rev", "upload", "added", "index", "ingest")
 #: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
 #: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
 _ID_RULE_AFTER_RE = re.compile(
@@ -938,6 +941,14 @@ _CLOSING_QUOTES = frozenset("\"”’»'`")
 _TITLE_LINE_OUTSIDE_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|[ \t:,–—*_-]+|\.[ \t*_]*\Z")
 
 
+#: At most this many words outside the quotes make a longer title ("Theory, Practice and Applications"); more are
+#: another title or prose beside it.
+_LONGER_TITLE_WORDS = 4
+#: After a quoted title: a colon or a dash and one or two capitalised words, the way an author is added (as
+#: :func:`_dash_subtitle` reads one or two words after a dash).
+_ATTRIBUTION_AFTER_RE = re.compile(r"[ \t*_]*[:–—-][ \t]*(?-i:[A-Z])[^\W\d_]*(?:[ \t]+(?-i:[A-Z])[^\W\d_]*)?[ \t.*_]*")
+
+
 def _quoted_in_title_line(text: str, start: int, end: int) -> bool:
     """Whether the title at ``text[start:end]``, in quotes, is cited inside a longer title on its line: the words
     outside the quotes are title-case (capitalised or minor words, at least one capitalised) and the line read
@@ -950,9 +961,13 @@ def _quoted_in_title_line(text: str, start: int, end: int) -> bool:
     line_end = len(text) if line_end < 0 else line_end
     before, after = text[line_start:start - 1], text[end + 1:line_end]
     words = _WORD_RE.findall(before) + _WORD_RE.findall(after)
-    if not words or not all(w[:1].isupper() or w in _MINOR_WORDS or w == "and" for w in words) or not any(
+    if not 0 < len(words) <= _LONGER_TITLE_WORDS or before.rstrip(" \t*_").endswith(":") or not all(
+            w[:1].isupper() or w in _MINOR_WORDS or w == "and" for w in words) or not any(
             w[:1].isupper() for w in words):
-        return False
+        return False  # prose, a label before the title ("Title:"), or another title beside it
+    if any(w.casefold() in _KNOWN_AUTHOR_SURNAMES or len(w) > 1 and w.isupper() for w in words) or (
+            _ATTRIBUTION_AFTER_RE.fullmatch(after) is not None):
+        return False  # an attribution: '"X": Hinton', '"X" GEOFFREY HINTON', '"X" - Ashish Vaswani'
     if any("".join(_TITLE_LINE_OUTSIDE_RE.findall(part)) != part for part in (before, after)):
         return False  # a digit, a bracket, a comma: a venue, a year or a remark beside the title
     line = before + text[start:end] + after
@@ -1462,8 +1477,10 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
         return True
     core = previous.rstrip(",.;:").lower()
     if previous[:1].isupper() and previous == previous.rstrip(",.;:") and (core in NON_NAME_WORDS and
-                                                                           core not in FUNCTION_WORDS):
-        return True  # "Microsoft Research Asia": an organisation's name goes on
+                                                                           core not in FUNCTION_WORDS) and (
+            core in _ORG_WORDS or not _sentence_start(text, start - 1 - len(previous))):
+        return True  # "Microsoft Research Asia": an organisation's name goes on ("Maybe Mikolov.": a hedge word
+        # opening the sentence, capitalised for that alone, starts no organisation's name)
     if len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
             previous == previous.rstrip(",.;:")):
         return True  # "in San Francisco"

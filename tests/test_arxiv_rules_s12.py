@@ -1,0 +1,150 @@
+"""Tests of the arXiv grader's rules closed in stop 12 (issue 17, the misgrades still known after blind passes 9
+and 10): a record grades alike however its strings are quoted; a field's value offering two names hedges; a known
+surname that is also an English word ("He") is a name where a candidate stands; a middle initial without its
+full stop is part of the name; "(with X and others)" names co-authors; a quoted title inside a line of title-case
+words is a longer title; a known author's surname after an organisation's comma is a name; a hedge word opening
+a sentence starts no organisation's name."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import grade_arxiv as grade
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifiers.arxiv import PAPERS
+
+# ----------------------------------------------------------- a. a record grades alike however its strings are quoted
+
+#: Records of one answer, ``{v}`` the value (a surname, a title or a year), with double quotes.
+RECORDS = ['{{"first_author": "{v}"}}', '{{"answer": "{v}", "confidence": "low"}}', 'first_author: "{v}"',
+           '[{{"name": "{v}"}}]']
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), form=st.sampled_from(RECORDS))
+@settings(max_examples=120, deadline=None)
+def test_a_record_grades_alike_in_single_quotes(paper: object, other: object, form: str) -> None:
+    """A Python dict literal or a YAML line quotes its strings with "'": the grade is the double-quoted form's."""
+    task_id = f"{paper.arxiv_id}/author"
+    double = form.format(v=other.last_name)
+    single = double.replace('"', "'")
+    a, b = grade(task_id, single), grade(task_id, double)
+    assert (a.correctness, a.well_formed, a.composite) == (b.correctness, b.well_formed, b.composite), single
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness", "composite"), [
+    ("1512.03385/author", "{'first_author': 'Zhang'}", 0.0, 0.5),  # a wrong name, not evasive
+    ("1512.03385/author", "{'first_author': 'He'}", 1.0, 1.0),
+    ("1301.3781/author", "first_author: 'Dean'", 0.0, 0.5),
+    ("1706.03762/title", "{'title': 'Attention Is All You Need', 'year': 2017}", 1.0, 1.0),
+    ("1301.3781/author", "{'candidates': ['Mikolov', 'Dean']}", 0.5, 0.75),
+    ("1301.3781/author", "I think it's Mikolov's paper.", 1.0, 1.0),  # an apostrophe inside words opens no string
+])
+def test_single_quoted_record_examples(task_id: str, output: str, correctness: float, composite: float) -> None:
+    g = grade(task_id, output)
+    assert (g.correctness, g.composite) == (correctness, composite), g.feedback
+
+
+# ----------------------------------------------------------------- b. a field's value offering two names hedges
+
+#: A field holding ``{a}`` and ``{b}`` joined by an alternation.
+FIELD_ALTERNATIVES = ['{{"first_author": "{a} or {b}"}}', "First author: {a} or {b}",
+                      "{{'first_author': '{a} or {b}'}}", "| First author | {a} or {b} |",
+                      '{{"first_author": "{a} / {b}"}}']
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), form=st.sampled_from(FIELD_ALTERNATIVES),
+       first=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_field_offering_two_names_hedges(paper: object, other: object, form: str, first: bool) -> None:
+    """One field holds one answer: two names in it, joined as alternatives, hedge whichever comes first, as in
+    prose ("He or Zhang"), and never score more than the right name alone."""
+    if other.last_name == paper.last_name:
+        return
+    right, wrong = paper.last_name, other.last_name
+    a, b = (right, wrong) if first else (wrong, right)
+    task_id = f"{paper.arxiv_id}/author"
+    g = grade(task_id, form.format(a=a, b=b))
+    assert g.correctness == 0.5, (form, g.feedback)
+    assert g.composite <= grade(task_id, right).composite
+
+
+# ------------------------------------------------- c. a known surname that is also an English word is a name
+
+#: Where a candidate stands: ``{a}`` the right name, ``He`` the rival.
+HE_RIVAL = ["{a} or He", "He or {a}", "Maybe {a}, maybe He.", "{a} or maybe He", "{a} et al. or He et al.",
+            "Either {a} et al. or He et al.", "{a}, He, or Dean", "{a} — or perhaps He"]
+
+
+@given(paper=st.sampled_from([p for p in PAPERS if p.last_name != "He"]), form=st.sampled_from(HE_RIVAL))
+@settings(max_examples=80, deadline=None)
+def test_he_offered_as_a_rival_hedges(paper: object, form: str) -> None:
+    """"He" (Kaiming He's surname) where a candidate stands is a name, not the pronoun: the right name offered
+    with it hedges, whatever the order."""
+    g = grade(f"{paper.arxiv_id}/author", form.format(a=paper.last_name))
+    assert g.correctness == 0.5, (form, g.feedback)
+
+
+@pytest.mark.parametrize(("task_id", "output", "correctness", "composite"), [
+    ("1301.3781/author", "The first author is He.", 0.0, 0.5),  # a wrong name, not evasive
+    ("1301.3781/author", "Answer: He", 0.0, 0.5),
+    ("1512.03385/author", "He (first author)", 1.0, 1.0),
+    ("1301.3781/author", "Mikolov. He proposed word2vec.", 1.0, 1.0),  # the pronoun opening a clause
+    ("1301.3781/author", "Mikolov or he", 1.0, 1.0),  # lower case: the pronoun
+    ("1301.3781/author", "He proposed it.", 0.0, 0.0),
+])
+def test_he_examples(task_id: str, output: str, correctness: float, composite: float) -> None:
+    g = grade(task_id, output)
+    assert (g.correctness, g.composite) == (correctness, composite), g.feedback
+
+
+# ---------------------------------------------------------------------- d. names: initials, co-authors, places
+
+@pytest.mark.parametrize(("task_id", "output", "correctness", "composite"), [
+    ("2201.11903/author", "Lakshya A Agrawal was my first guess. It's Wei et al.", 1.0, 1.0),
+    ("2010.11929/author", "One candidate is Noam M Shazeer, but that is a different paper. It is Alexey Dosovitskiy.",
+     1.0, 1.0),
+    ("2201.11903/author", "Not Lakshya A Agrawal. It's Jason Wei.", 1.0, 1.0),
+    ("2201.11903/author", "Jason W Wei", 1.0, 1.0),
+    ("1301.3781/author", "Tomas Mikolov\n\n(with Kai Chen and others)", 1.0, 1.0),
+    ("1301.3781/author", "Mikolov\ntogether with Kai Chen and Greg Corrado", 1.0, 1.0),
+    ("1301.3781/author", "Kai Chen\n(with Tomas Mikolov and others)", 0.0, 0.5),  # Mikolov named a co-author
+    ("1301.3781/author", "With Mikolov as first author, the paper came out in 2013.", 1.0, 1.0),
+    ("1301.3781/author", "Mikolov\nDean", 0.5, 0.75),  # two names on lines of their own still hedge
+    ("1301.3781/author", "Google Brain, Vaswani", 0.0, 0.5),  # a known author after an affiliation: a wrong name
+    ("1706.03762/author", "Google Brain, Vaswani", 1.0, 1.0),
+    ("1706.03762/author", "Google Brain, Mountain View", 0.0, 0.0),  # the affiliation's place
+    ("1412.6980/author", "Maybe Mikolov.", 0.0, 0.5),  # "Maybe" starts no organisation's name
+    ("1412.6980/author", "Maybe Kingma.", 1.0, 1.0),
+    ("1412.6980/author", "Probably Mikolov or Kingma.", 0.5, 0.75),
+    ("1412.6980/author", "Microsoft Research Asia", 0.0, 0.0),
+])
+def test_name_examples(task_id: str, output: str, correctness: float, composite: float) -> None:
+    g = grade(task_id, output)
+    assert (g.correctness, g.composite) == (correctness, composite), g.feedback
+
+
+# ------------------------------------------------------- e. a quoted title inside a line of title-case words
+
+#: A line of title-case words around the title in quotes: a longer title that cites it.
+QUOTED_LONGER = ['"{t}" for Everyone', "“{t}” for All", 'Towards "{t}"', '"{t}" Revisited', 'Improved "{t}"',
+                 '"{t}": Theory and Practice', "'{t}' - Theory, Practice and Applications"]
+#: The title in quotes with what leaves it the title itself: prose, an attribution, a bracket, a label.
+QUOTED_ITSELF = ['"{t}" by Vaswani et al.', '"{t}" (NeurIPS 2017)', 'Title: "{t}"', 'Maybe "{t}"',
+                 'The paper is "{t}" in the proceedings.', '"{t}" for sure', '- "{t}"', '"{t}" - Ashish Vaswani']
+
+
+@given(paper=st.sampled_from(PAPERS), form=st.sampled_from(QUOTED_LONGER))
+@settings(max_examples=80, deadline=None)
+def test_a_quoted_title_in_a_longer_title_is_wrong(paper: object, form: str) -> None:
+    """Quotes around the title do not make the title-case words beside it a remark: the line is one longer
+    title, another paper's, as the unquoted "X for Everyone" is."""
+    g = grade(f"{paper.arxiv_id}/title", form.format(t=paper.title))
+    assert (g.correctness, g.composite) == (0.0, 0.5), (form, g.feedback)
+
+
+@given(paper=st.sampled_from(PAPERS), form=st.sampled_from(QUOTED_ITSELF))
+@settings(max_examples=80, deadline=None)
+def test_a_quoted_title_with_prose_or_attribution_is_the_title(paper: object, form: str) -> None:
+    g = grade(f"{paper.arxiv_id}/title", form.format(t=paper.title))
+    assert g.correctness == 1.0, (form, g.feedback)
