@@ -148,3 +148,64 @@ def test_a_quoted_title_in_a_longer_title_is_wrong(paper: object, form: str) -> 
 def test_a_quoted_title_with_prose_or_attribution_is_the_title(paper: object, form: str) -> None:
     g = grade(f"{paper.arxiv_id}/title", form.format(t=paper.title))
     assert g.correctness == 1.0, (form, g.feedback)
+
+
+# ------------------------------------------------------------- f. labels, initials and lists on the other kinds
+
+@pytest.mark.parametrize(("task_id", "output", "correctness"), [
+    # a label or lead-in naming the title is not a word of a reordered title: partial credit as without it
+    ("1406.2661/title", "Title: Networks Generative Adversarial", 0.2),
+    ("2203.02155/title", "The title is language models to follow instructions with human feedback.", 0.257143),
+    ("1406.2661/title", "Title: Generative Adversarial Nets", 0.0),  # a near miss stays another title
+    # a name with a middle initial offers no title
+    ("1406.2661/title", "It was written by Ian J. Goodfellow et al.", 0.0),
+    ("1412.6980/title", "Diederik P. Kingma", 0.0),
+    # a Vancouver list names its first author first, "He" included
+    ("1503.02531/author", "He Q, Hinton G, Patel R", 0.0),
+    ("1512.03385/author", "He K, Zhang X, Ren S", 1.0),
+    ("1503.02531/author", "Hinton G, He Q, Patel R", 1.0),
+])
+def test_label_initial_and_list_examples(task_id: str, output: str, correctness: float) -> None:
+    assert grade(task_id, output).correctness == correctness
+
+
+@pytest.mark.parametrize("output", ["Ian J. Goodfellow et al.", "It was written by Diederik P. Kingma et al."])
+def test_a_name_with_a_middle_initial_is_evasive_on_a_title_task(output: str) -> None:
+    assert grade("1406.2661/title", output).well_formed == 0.0
+
+
+@pytest.mark.parametrize("title", [p.title for p in PAPERS if len(p.title.split()) >= 3])
+def test_a_title_label_never_costs_partial_credit(title: str) -> None:
+    """The same reordered words score the same with or without a "Title:" label before them."""
+    words = title.split()
+    rotated = " ".join(words[1:] + words[:1])
+    task_id = next(f"{p.arxiv_id}/title" for p in PAPERS if p.title == title)
+    assert grade(task_id, f"Title: {rotated}").correctness == grade(task_id, rotated).correctness
+
+
+# ------------------------------------------------------------- g. a timestamp or a format's example is no year
+
+#: Refusals and service messages holding a date with a time of day or a number labelled as metadata (``{y}``).
+NO_YEAR = ["I can't access that right now; the service has been down since 10:45 on 12.03.{y}.",
+           "I can't access arXiv right now; it has been down since 12.03.{y} 10:45.",
+           "Sorry! The server returned status 500 at {y}-06-12 10:00. Please try again.",
+           "I don't know. I can only answer questions about documents uploaded before 01/01/{y}.",
+           "I'm not permitted to look up papers under policy 4.2 (rev. {y}).",
+           "I can't look it up. Years look like {y}."]
+
+
+@given(paper=st.sampled_from(PAPERS), form=st.sampled_from(NO_YEAR), year=st.integers(1990, 2030))
+@settings(max_examples=120, deadline=None)
+def test_a_timestamp_or_a_labelled_number_in_a_refusal_is_no_year(paper: object, form: str, year: int) -> None:
+    """Whatever the year, right or wrong: the text answers nothing (evasive, 0.00)."""
+    g = grade(f"{paper.arxiv_id}/year", form.format(y=year))
+    assert (g.correctness, g.composite) == (0.0, 0.0), (form, g.feedback)
+
+
+@pytest.mark.parametrize(("output", "correctness"), [
+    ("Submitted 16.01.2013 10:45 UTC.", 1.0),  # no refusal: a timestamp of the submission answers
+    ("I can't verify it: my notes say 2013.", 1.0),
+    ("2013-01-16 10:00 (v1)", 1.0),
+])
+def test_a_dated_answer_still_answers(output: str, correctness: float) -> None:
+    assert grade("1301.3781/year", output).correctness == correctness

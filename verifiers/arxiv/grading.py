@@ -1006,8 +1006,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         text = blank(text, dropped)
         lower = text.lower()
     own_words, own_forms = _title_forms(title)
-    scored = sorted((_partial_share(m, own_words, own_forms, text, lower, s, e) + (e,) for s, e in spans),
-                    key=lambda row: -row[0])
+    scored = sorted((_partial_share(m, own_words, own_forms, text, lower, _after_title_lead(text, s, e), e) + (e,)
+                     for s, e in spans), key=lambda row: -row[0])
     # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
     best = next((row for row in scored if not superseded(r, row[-1], later)), None)
     if best is None:
@@ -1033,6 +1033,10 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
 _ET_AL_RE = re.compile(r"[ \t,]*et\.?[ \t]+al\b")
 
 
+#: After a run ending in a capital letter: the initial's full stop and the surname ("Ian J" + ". Goodfellow").
+_INITIAL_THEN_NAME_RE = re.compile(r"\.[ \t]+(?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
 def _offers_title(r: Response, start: int, end: int) -> bool:
     """Whether the span ``text[start:end]``, which holds none of the title's words, offers some title: it reads as
     one (:func:`verifiers.arxiv.matching.title_like`) and, unless it is a title-case run of four words or more
@@ -1042,6 +1046,10 @@ def _offers_title(r: Response, start: int, end: int) -> bool:
     (``REFUSAL_RE``: "No result.", "[retrieved 03.04.2015] No result.").  Why: issue 17 class 1, an answer is
     well formed only when it offers a title; such text offers none, for every kind, so it is evasive (0.00)."""
     text = r.text
+    if end - start >= 3 and text[end - 1].isupper() and text[end - 2] == " " and text.startswith(".", end):
+        surname = _INITIAL_THEN_NAME_RE.match(text, end)
+        if surname is not None:  # "Ian J. Goodfellow et al.": the run stopped at the middle initial's stop
+            end = surname.end()
     phrase = text[start:end]
     if (not _title_offer(phrase) or _ET_AL_RE.match(text, end)) and not (title_like(phrase)
                                                                         and _reads_as_title(phrase)):
@@ -1239,6 +1247,19 @@ def _title_forms(title: str) -> tuple[frozenset[str], frozenset[str]]:
     return found
 
 
+#: A label or a lead-in naming the title at the start of a span ("Title:", "**Answer:**", "The title is",
+#: "The exact title is:"): it introduces the words after it, which alone are scored for partial credit.
+_TITLE_LEAD_RE = re.compile(r"[ \t*_>\"'“‘]*(?:(?:the|its)[ \t]+)?(?:(?:final|exact|full|paper(?:['’]s)?)[ \t]+)*"
+                            r"(?:answer|title)[ \t*_]*(?:[:：–—-]|[ \t]+(?:is|was)\b[ \t]*:?)[ \t*_]*", re.IGNORECASE)
+
+
+def _after_title_lead(text: str, start: int, end: int) -> int:
+    """Where the words of the span ``text[start:end]`` begin after a label or lead-in naming the title
+    (``_TITLE_LEAD_RE``: "Title: Networks Generative Adversarial" scores the reordered words, not "Title")."""
+    lead = _TITLE_LEAD_RE.match(text, start, end)
+    return start if lead is None or lead.end() >= end else lead.end()
+
+
 def _partial_share(m: PaperMatcher, own_words: frozenset[str], own_forms: frozenset[str], text: str, lower: str,
                    start: int, end: int) -> tuple[float, int, int]:
     """``(share, hits, extra)`` of the span ``text[start:end]`` for partial title credit: ``hits`` is the
@@ -1337,7 +1358,16 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     element = tail.group(group)
     if element.split(None, 1)[0].lower() in ("not", "never", "no"):
         return False  # "Not Peiyi Wang, Zhihong Shao": a negated name is no first author listed before
-    return bool(name_tokens(element, exclude, 1))
+    return bool(name_tokens(element, exclude, 1)) or _WORD_SURNAME_ELEMENT_RE.fullmatch(element) is not None
+
+
+#: The known first authors' surnames that are also English words ("He").
+_LONE_WORD_SURNAMES = tuple(sorted(p.last_name for p in PAPERS if p.last_name.lower() in NON_CONTENT_WORDS))
+#: An element of a list of authors naming a known surname that is also an English word with its initials or given
+#: name ("He Q", "He, K.", "Kaiming He"): a person, not the pronoun (:func:`name_tokens` reads "He" as the pronoun).
+_WORD_SURNAME_ELEMENT_RE = re.compile(
+    r"(?:(?-i:[A-Z])[^\W\d_]*\.?[ \t]+){0,2}(?:" + "|".join(map(re.escape, _LONE_WORD_SURNAMES)) + r")"
+    r"(?:,?[ \t]+(?-i:[A-Z]{1,3})\.?)*")
 
 
 #: A list whose last item follows "or", after an earlier item ("A, B, or C", "A, B or C"): a comma, up to 80
@@ -1809,12 +1839,12 @@ _TRAILING_CUE_RE = re.compile(_TRAILING_CUE)
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
 #: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by", a hedge word or
-#: the "or" of an alternative, an option's label ("The first author is He", "written by He", "maybe He", "Zhang
-#: or He", "Option B. He"), or another item of a list of names ("Zhang and He.", "Zhang, He, or Ren", "I'd say
-#: He.": a capitalised "He" there is no pronoun, which would be written "he") ...
+#: the "or" or "/" of an alternative, an option's label ("The first author is He", "written by He", "maybe He",
+#: "Zhang or He", "Zhang / He", "Option B. He"), or another item of a list of names ("Zhang and He.", "Zhang, He,
+#: or Ren", "I'd say He.": a capitalised "He" there is no pronoun, which would be written "he") ...
 _ANSWER_SLOT_BEFORE_RE = re.compile(
     r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or|and|say"
-    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,/]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or a list item's start, where a spaced dash may end the name too ("1. **He** — proposed in 2015") ...
 _ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"[ \t*_\"'“‘]*\Z")
 #: ... or the start of a line (a list marker skipped) ...
@@ -1883,7 +1913,6 @@ def _bare_surname_hits(last: str, text: str, spans: list[tuple[int, int]]) -> li
 #: (or with "et al."): offered where a candidate stands (an alternation's other side, another item of a list:
 #: "Mikolov or He", "Hinton et al. or He et al."), it names that author, not the pronoun, as the author's own
 #: surname does there (``_bare_surname_spans``).
-_LONE_WORD_SURNAMES = tuple(sorted(p.last_name for p in PAPERS if p.last_name.lower() in NON_CONTENT_WORDS))
 _LONE_WORD_SURNAME_RE = re.compile(r"[*_\"'“‘]*(?:" + "|".join(map(re.escape, _LONE_WORD_SURNAMES)) + r")"
     r"(?:[ \t]+et\.?[ \t]+al\b\.?)?[*_\"'”’.!?]*")
 
