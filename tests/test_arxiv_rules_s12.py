@@ -209,3 +209,14 @@ def test_a_timestamp_or_a_labelled_number_in_a_refusal_is_no_year(paper: object,
 ])
 def test_a_dated_answer_still_answers(output: str, correctness: float) -> None:
     assert grade("1301.3781/year", output).correctness == correctness
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS),
+       case=st.sampled_from([str.lower, str.upper, str]))
+@settings(max_examples=80, deadline=None)
+def test_two_known_titles_joined_by_and_hedge(paper: object, other: object, case: object) -> None:
+    """"A and B" where B is another known paper's title offers two titles (hedged), not one longer title."""
+    if other.title == paper.title or paper.title in other.title or other.title in paper.title:
+        return
+    output = f"Candidates that come to mind: {case(paper.title)} and {other.title}."
+    assert grade(f"{paper.arxiv_id}/title", output).correctness == 0.5, output

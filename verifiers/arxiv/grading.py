@@ -941,20 +941,34 @@ def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tup
     return False
 
 
+#: "and" between two titles, quotes and emphasis skipped.
+_AND_THEN_RE = re.compile(r"[ \t]+and[ \t]+[\"“‘'`*_]*")
+
+
 def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
     committed, extended, dropped = [], 0, []
+    joined: list[tuple[int, int]] = []  # extended by "and" then a capitalised word only ("A and Adam: ...")
     own = m.title.spans(text, r.lower) or spans_dehyphenated(m.title, text, r.lower)
     for start, end in own[:MAX_OCCURRENCES]:
         if not r.counts(start, end):
             dropped.append((start, end))
         elif is_extended(text, start, end):
             extended += 1
+            if text.startswith(" and ", end):
+                joined.append((start, end))
         else:
             committed.append((start, end))
     other_spans = _other_titles(m, r)
+    if joined and other_spans:  # "A and B" where B opens another known title: two titles, not one longer one
+        after_and = {s for _, s, _ in other_spans}
+        for start, end in joined:
+            joiner = _AND_THEN_RE.match(text, end)
+            if joiner is not None and joiner.end() in after_and:
+                extended -= 1
+                committed.append((start, end))
     # Read at most once, only when a rule needs it (closures: functools.cache costs ~15,000 instructions to build)
     spans_read: list[tuple[int, int]] | None = None
     starts_read: list[int] | None = None
