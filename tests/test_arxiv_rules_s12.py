@@ -220,3 +220,15 @@ def test_two_known_titles_joined_by_and_hedge(paper: object, other: object, case
         return
     output = f"Candidates that come to mind: {case(paper.title)} and {other.title}."
     assert grade(f"{paper.arxiv_id}/title", output).correctness == 0.5, output
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), first=st.booleans(),
+       form=st.sampled_from(["Vielleicht {a} oder {b}.", "Peut-être {a} ou {b}.", "{a} oder {b}"]))
+@settings(max_examples=60, deadline=None)
+def test_german_and_french_or_hedge(paper: object, other: object, first: bool, form: str) -> None:
+    """"oder" and "ou" join two names as "or" does, whichever comes first."""
+    if other.last_name == paper.last_name:
+        return
+    a, b = (paper.first_author, other.first_author) if first else (other.first_author, paper.first_author)
+    output = form.format(a=a, b=b)
+    assert grade(f"{paper.arxiv_id}/author", output).correctness == 0.5, output

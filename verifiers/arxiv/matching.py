@@ -572,10 +572,10 @@ def retracted(text: str, start: int, end: int) -> bool:
 #: An alternation right after a candidate (after a short bracket: "A (first guess) / B"): "A or B", "A. Or B", "A
 #: and/or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
-#: "A. Another possibility is B", "A; it might instead be B".
+#: "A. Another possibility is B", "A; it might instead be B"; the German and French "or" ("A oder B", "A ou B").
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*(?:\([^()\n]{1,30}\)[ \t]*)?[,;.]?\s*[(\[]?\s*(?:(?:or|and/or|nor|vs(?!\.)|versus|maybe"
-    r"|perhaps|possibly|alternatively|if\s+not"
+    r"[\s\"”’'`*_)\]—–-]*(?:\([^()\n]{1,30}\)[ \t]*)?[,;.]?\s*[(\[]?\s*(?:(?:or|and/or|nor|oder|ou|vs(?!\.)|versus"
+    r"|maybe|perhaps|possibly|alternatively|if\s+not"
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
     r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
@@ -587,7 +587,8 @@ JOIN_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 #: An alternation right before a candidate: "B or A", "either B or A", "B / A" (after an optional hedge word).
-_JOINERS_BEFORE: tuple[str, ...] = ("or", "/", "nor", "either", "vs", "vs.", "versus")
+#: ("oder", "ou": the German and French "or", which join names in a sentence of those languages as "or" does.)
+_JOINERS_BEFORE: tuple[str, ...] = ("or", "/", "nor", "either", "vs", "vs.", "versus", "oder", "ou")
 _HEDGE_WORDS: tuple[str, ...] = ("maybe", "perhaps", "possibly", "probably", "even")
 _OPENERS = " \t\"“‘'`*_(["
 
