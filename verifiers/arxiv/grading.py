@@ -757,9 +757,7 @@ def _reads_as_title(phrase: str) -> bool:
     if run is None:
         return False
     words = run.group().split()
-    # a lone capital "A" between capitalised words is a middle initial without its stop ("Lakshya A Agrawal"),
-    # not the article
-    return len(words) >= 4 and (any(w.lower() in _MINOR_TITLE_WORDS and w != "A" for w in words) or any(
+    return len(words) >= 4 and (any(w.lower() in _MINOR_TITLE_WORDS for w in words) or any(
         c in run.group() for c in ":–—-"))
 
 
@@ -1872,7 +1870,7 @@ _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"?[ \t*
 #: or perhaps Zhang", "He and/or Zhang"); a bracket naming the role ends it too ("He (first author)").
 _NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)"
                            r"|[ \t]+\((?:the[ \t]+)?(?:first|lead)[ \t-]+author\b"
-                           r"|,?[ \t]+(?:[–—-]{1,2}[ \t]+)?(?:or|and/or|and|&|/)[ \t]+"
+                           r"|,?[ \t]+(?:[–—-]{1,2}[ \t]+)?(?:or|and/or|and|&)[ \t]+"
                            r"(?:(?:perhaps|maybe|possibly)[ \t]+)?[*_\"'“‘]*(?-i:[A-Z]))")
 _NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\(|[ \t]+[–—-][ \t])")
 _NAME_ENDS_OR_DASH_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*[ \t]+[–—-]{1,2}[ \t]")

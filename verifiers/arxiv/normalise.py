@@ -39,7 +39,6 @@ hey dear hmm hm um uh ah oh wow well yeah yep nope sorry apologies apologize apo
 regrettably honestly actually basically really truly happy glad help helping helpful let let's me look
 looking check checking think thinking believe guess recall remember know knowing sure unsure certain
 uncertain idea clue unknown none n/a tbd lol maybe perhaps possibly probably likely unclear say said tell
-vielleicht wahrscheinlich vermutlich peut-être probablement quizás quizá forse
 mean meant find found search searching verify confirm provide give given note noted hope wish like love
 title titles titled author authors authored first-author wrote written writer year years
 arxiv identifier identifiers id ids number exact exactly correct incorrect wrong true false topic field
