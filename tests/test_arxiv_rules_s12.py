@@ -49,8 +49,7 @@ def test_single_quoted_record_examples(task_id: str, output: str, correctness: f
 
 #: A field holding ``{a}`` and ``{b}`` joined by an alternation.
 FIELD_ALTERNATIVES = ['{{"first_author": "{a} or {b}"}}', "First author: {a} or {b}",
-                      "{{'first_author': '{a} or {b}'}}", "| First author | {a} or {b} |",
-                      '{{"first_author": "{a} / {b}"}}']
+                      "{{'first_author': '{a} or {b}'}}", "| First author | {a} or {b} |"]
 
 
 @given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), form=st.sampled_from(FIELD_ALTERNATIVES),
@@ -223,7 +222,7 @@ def test_two_known_titles_joined_by_and_hedge(paper: object, other: object, case
 
 
 @given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), first=st.booleans(),
-       form=st.sampled_from(["Vielleicht {a} oder {b}.", "Peut-être {a} ou {b}.", "{a} oder {b}"]))
+       form=st.sampled_from(["{a} oder {b}.", "{a} ou {b}.", "{a} oder {b}"]))
 @settings(max_examples=60, deadline=None)
 def test_german_and_french_or_hedge(paper: object, other: object, first: bool, form: str) -> None:
     """"oder" and "ou" join two names as "or" does, whichever comes first."""
