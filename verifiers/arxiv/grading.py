@@ -131,7 +131,8 @@ _ROLE_AFTER = re.compile(  # on the name's own line: "X\nCo-authors: Y", "X (co-
 _ROLE_BEFORE = re.compile(
     r"(?:(?:second|third|fourth|fifth|sixth|seventh|last|senior|corresponding|middle|final|other|co-?)[\s-]*"
     r"authors?\s*(?:is|was|are|were|:|-|—|–)?\s*(?:the\s+)?"
-    r"|(?:co-?wrote|co-?authored|wrote|written|worked)\s+(?:it\s+|the\s+paper\s+)?(?:together\s+)?with\s+)"
+    r"|(?:co-?wrote|co-?authored|wrote|written|worked)\s+(?:it\s+|the\s+paper\s+)?(?:together\s+)?with\s+"
+    r"|\([ \t*_]*(?:(?:along|together)\s+)?with\s+)"  # "X\n(with Y and others)": Y co-wrote it
     r"(?:\w+\s+)?$",
     re.IGNORECASE,
 )
@@ -515,6 +516,10 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     years = find_years(r.text)
     if "(" in r.text or "[" in r.text:  # a date in a bracket's metadata is no answer
         years = [y for y in years if not _bracket_metadata(r, y[1])]
+    if years and ":" in r.text:  # a log's timestamp in a refusal or a service's message: no answer
+        stamped = [y for y in years if _timestamp(r.text, y[1], y[2])]
+        if stamped and (r.may_refuse() and r.refuses() or METADATA_IN_BRACKET_RE.search(r.lower) is not None):
+            years = [y for y in years if y not in stamped]
     offered = _offered(r, years)
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
@@ -536,6 +541,21 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
 
 #: A time of day right after a date ("12/03/2021 14:05", "2015-07-01T10:22:00Z").
 _TIME_AFTER_RE = re.compile(r"[\w/.-]*[T\s,]+\d{1,2}:\d{2}")
+
+
+#: A time of day right before a date ("10:45 on 12.03.2024", "10:45, 2024-03-12", "at 10:45 UTC on 12/03/2024"):
+#: up to the year's start, only the date's day and month may follow the time.
+_TIME_BEFORE_RE = re.compile(r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*(?:[ap]\.?m\.?|utc|gmt|[a-z]{3}))?"
+                             r"[ \t,]*(?:on[ \t]+)?(?:[0-9]{1,2}[./-]){0,2}\Z", re.IGNORECASE)
+
+
+def _timestamp(text: str, start: int, end: int) -> bool:
+    """Whether the year at ``text[start:end]`` is part of a date with a time of day, after it ("12/03/2021 14:05",
+    "2021-06-12 10:00") or before it ("10:45 on 12.03.2024"): a log line's or a status page's timestamp, which in
+    a refusal or beside a service's metadata ("status 500", "try again") dates the failure, not the paper (README,
+    Refusals)."""
+    return _TIME_AFTER_RE.match(text, end, end + 40) is not None or (
+        _TIME_BEFORE_RE.search(text, max(0, start - 30), start) is not None)
 
 
 def _bracket_metadata(r: Response, start: int) -> bool:
@@ -641,9 +661,8 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
     none: a record's "First author:" line is no second title), or as another element of a JSON array of
     candidates (:func:`_candidate_array`)."""
     text = r.text
-    for start, end in spans:
-        if alternative_after(text, end, offered) or alternative_before(text, start, offered, end):
-            return True
+    if _alternated(text, spans, offered):
+        return True
     items = listed_items(text) if may_be_listed(text, spans) else []
     if items and _has_closing_key(r.lower):  # a letter's closing ("Best regards,") and the signature below it
         closing = next((s for s, e in items if _CLOSING_RE.match(text, s, e)), -1)  # offer nothing
@@ -654,6 +673,14 @@ def _listed_rival(r: Response, spans: list[tuple[int, int]], offered: Callable[[
         if mine and any(item_offers(text, i, offered, kind) for i in items if i not in mine):
             return True
     return "[" in text and _candidate_array(r, spans, offered)
+
+
+def _alternated(text: str, spans: list[tuple[int, int]], offered: Callable[[str], bool]) -> bool:
+    """Whether an alternation right after or before a candidate at ``spans`` offers another one
+    (``offered(phrase)``; :func:`verifiers.arxiv.matching.alternative_after`, ``alternative_before``): "A or B",
+    "B or A", also inside one field's value ({"first_author": "A or B"})."""
+    return any(alternative_after(text, end, offered) or alternative_before(text, start, offered, end)
+               for start, end in spans)
 
 
 #: A JSON array under a key (group 1), its inside (group 2).
@@ -914,20 +941,34 @@ def _side_by_side(r: Response, committed: list[tuple[int, int]], spans: list[tup
     return False
 
 
+#: "and" between two titles, quotes and emphasis skipped.
+_AND_THEN_RE = re.compile(r"[ \t]+and[ \t]+[\"“‘'`*_]*")
+
+
 def grade_title(m: PaperMatcher, r: Response) -> Verdict:
     """See the module docstring (title): exact up to normalisation, not extended; hedged with other titles;
     partial credit below hedged; well formed when a title is offered."""
     title, text = m.paper.title, r.text
     committed, extended, dropped = [], 0, []
+    joined: list[tuple[int, int]] = []  # extended by "and" then a capitalised word only ("A and Adam: ...")
     own = m.title.spans(text, r.lower) or spans_dehyphenated(m.title, text, r.lower)
     for start, end in own[:MAX_OCCURRENCES]:
         if not r.counts(start, end):
             dropped.append((start, end))
         elif is_extended(text, start, end):
             extended += 1
+            if text.startswith(" and ", end):
+                joined.append((start, end))
         else:
             committed.append((start, end))
     other_spans = _other_titles(m, r)
+    if joined and other_spans:  # "A and B" where B opens another known title: two titles, not one longer one
+        after_and = {s for _, s, _ in other_spans}
+        for start, end in joined:
+            joiner = _AND_THEN_RE.match(text, end)
+            if joiner is not None and joiner.end() in after_and:
+                extended -= 1
+                committed.append((start, end))
     # Read at most once, only when a rule needs it (closures: functools.cache costs ~15,000 instructions to build)
     spans_read: list[tuple[int, int]] | None = None
     starts_read: list[int] | None = None
@@ -979,8 +1020,8 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
         text = blank(text, dropped)
         lower = text.lower()
     own_words, own_forms = _title_forms(title)
-    scored = sorted((_partial_share(m, own_words, own_forms, text, lower, s, e) + (e,) for s, e in spans),
-                    key=lambda row: -row[0])
+    scored = sorted((_partial_share(m, own_words, own_forms, text, lower, _after_title_lead(text, s, e), e) + (e,)
+                     for s, e in spans), key=lambda row: -row[0])
     # the best span that a restatement does not supersede ("A. Actually, it's B" grades B); usually the first
     best = next((row for row in scored if not superseded(r, row[-1], later)), None)
     if best is None:
@@ -1006,6 +1047,10 @@ def grade_title(m: PaperMatcher, r: Response) -> Verdict:
 _ET_AL_RE = re.compile(r"[ \t,]*et\.?[ \t]+al\b")
 
 
+#: After a run ending in a capital letter: the initial's full stop and the surname ("Ian J" + ". Goodfellow").
+_INITIAL_THEN_NAME_RE = re.compile(r"\.[ \t]+(?-i:[A-Z])[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
 def _offers_title(r: Response, start: int, end: int) -> bool:
     """Whether the span ``text[start:end]``, which holds none of the title's words, offers some title: it reads as
     one (:func:`verifiers.arxiv.matching.title_like`) and, unless it is a title-case run of four words or more
@@ -1015,6 +1060,10 @@ def _offers_title(r: Response, start: int, end: int) -> bool:
     (``REFUSAL_RE``: "No result.", "[retrieved 03.04.2015] No result.").  Why: issue 17 class 1, an answer is
     well formed only when it offers a title; such text offers none, for every kind, so it is evasive (0.00)."""
     text = r.text
+    if end - start >= 3 and text[end - 1].isupper() and text[end - 2] == " " and text.startswith(".", end):
+        surname = _INITIAL_THEN_NAME_RE.match(text, end)
+        if surname is not None:  # "Ian J. Goodfellow et al.": the run stopped at the middle initial's stop
+            end = surname.end()
     phrase = text[start:end]
     if (not _title_offer(phrase) or _ET_AL_RE.match(text, end)) and not (title_like(phrase)
                                                                         and _reads_as_title(phrase)):
@@ -1212,6 +1261,19 @@ def _title_forms(title: str) -> tuple[frozenset[str], frozenset[str]]:
     return found
 
 
+#: A label or a lead-in naming the title at the start of a span ("Title:", "**Answer:**", "The title is",
+#: "The exact title is:"): it introduces the words after it, which alone are scored for partial credit.
+_TITLE_LEAD_RE = re.compile(r"[ \t*_>\"'“‘]*(?:(?:the|its)[ \t]+)?(?:(?:final|exact|full|paper(?:['’]s)?)[ \t]+)*"
+                            r"(?:answer|title)[ \t*_]*(?:[:：–—-]|[ \t]+(?:is|was)\b[ \t]*:?)[ \t*_]*", re.IGNORECASE)
+
+
+def _after_title_lead(text: str, start: int, end: int) -> int:
+    """Where the words of the span ``text[start:end]`` begin after a label or lead-in naming the title
+    (``_TITLE_LEAD_RE``: "Title: Networks Generative Adversarial" scores the reordered words, not "Title")."""
+    lead = _TITLE_LEAD_RE.match(text, start, end)
+    return start if lead is None or lead.end() >= end else lead.end()
+
+
 def _partial_share(m: PaperMatcher, own_words: frozenset[str], own_forms: frozenset[str], text: str, lower: str,
                    start: int, end: int) -> tuple[float, int, int]:
     """``(share, hits, extra)`` of the span ``text[start:end]`` for partial title credit: ``hits`` is the
@@ -1310,7 +1372,16 @@ def _listed_after_name(text: str, start: int, exclude: frozenset[str]) -> bool:
     element = tail.group(group)
     if element.split(None, 1)[0].lower() in ("not", "never", "no"):
         return False  # "Not Peiyi Wang, Zhihong Shao": a negated name is no first author listed before
-    return bool(name_tokens(element, exclude, 1))
+    return bool(name_tokens(element, exclude, 1)) or _WORD_SURNAME_ELEMENT_RE.fullmatch(element) is not None
+
+
+#: The known first authors' surnames that are also English words ("He").
+_LONE_WORD_SURNAMES = tuple(sorted(p.last_name for p in PAPERS if p.last_name.lower() in NON_CONTENT_WORDS))
+#: An element of a list of authors naming a known surname that is also an English word with its initials or given
+#: name ("He Q", "He, K.", "Kaiming He"): a person, not the pronoun (:func:`name_tokens` reads "He" as the pronoun).
+_WORD_SURNAME_ELEMENT_RE = re.compile(
+    r"(?:(?-i:[A-Z])[^\W\d_]*\.?[ \t]+){0,2}(?:" + "|".join(map(re.escape, _LONE_WORD_SURNAMES)) + r")"
+    r"(?:,?[ \t]+(?-i:[A-Z]{1,3})\.?)*")
 
 
 #: A list whose last item follows "or", after an earlier item ("A, B, or C", "A, B or C"): a comma, up to 80
@@ -1782,12 +1853,12 @@ _TRAILING_CUE_RE = re.compile(_TRAILING_CUE)
 
 #: Before a bare surname that is also an English word, what puts it in an answer position (markup and quotes
 #: skipped): a label's colon or dash ("First author: He", "First author — He"), a copula, "by", a hedge word or
-#: the "or" of an alternative, an option's label ("The first author is He", "written by He", "maybe He", "Zhang
-#: or He", "Option B. He"), or another item of a list of names ("Zhang and He.", "Zhang, He, or Ren", "I'd say
-#: He.": a capitalised "He" there is no pronoun, which would be written "he") ...
+#: the "or" or "/" of an alternative, an option's label ("The first author is He", "written by He", "maybe He",
+#: "Zhang or He", "Zhang / He", "Option B. He"), or another item of a list of names ("Zhang and He.", "Zhang, He,
+#: or Ren", "I'd say He.": a capitalised "He" there is no pronoun, which would be written "he") ...
 _ANSWER_SLOT_BEFORE_RE = re.compile(
     r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or|and|say"
-    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
+    r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,/]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or a list item's start, where a spaced dash may end the name too ("1. **He** — proposed in 2015") ...
 _ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"[ \t*_\"'“‘]*\Z")
 #: ... or the start of a line (a list marker skipped) ...
@@ -1796,8 +1867,9 @@ _LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"?[ \t*
 #: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
 #: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash
 #: ("Zhang or He - I can't verify which"); an alternative may follow a dash or "and/or", with a hedge word ("He —
-#: or perhaps Zhang", "He and/or Zhang").
+#: or perhaps Zhang", "He and/or Zhang"); a bracket naming the role ends it too ("He (first author)").
 _NAME_ENDS_RE = re.compile(r"[*_\"'”’]*(?:[ \t]*(?:[.;:!?)\]}<|\n]|\Z)"
+                           r"|[ \t]+\((?:the[ \t]+)?(?:first|lead)[ \t-]+author\b"
                            r"|,?[ \t]+(?:[–—-]{1,2}[ \t]+)?(?:or|and/or|and|&)[ \t]+"
                            r"(?:(?:perhaps|maybe|possibly)[ \t]+)?[*_\"'“‘]*(?-i:[A-Z]))")
 _NAME_ENDS_OR_COMMA_RE = re.compile(_NAME_ENDS_RE.pattern + r"|[*_\"'”’]*(?:,|[ \t]+\(|[ \t]+[–—-][ \t])")
@@ -1816,14 +1888,20 @@ _CITATION_AFTER_RE = re.compile(rf"[*_\"'”’]*(?:[ \t]+(?:and|&)[ \t]+(?:coll
 
 
 def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with :func:`_bare_surname_hits` of the author's surname (``m.last_name``) added, sorted."""
+    found = _bare_surname_hits(m.last_name, text, spans)
+    return sorted(spans + found) if found else spans
+
+
+def _bare_surname_hits(last: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` with the bare surname that is also an English word ("He") where it stands in an answer position:
     capitalised as a name ("He", "HE"), after a label, a copula, "by" or a hedge word, or opening a line, with the
     name ending right after it or another name following as an alternative (``_ANSWER_SLOT_BEFORE_RE``,
     ``_LINE_SLOT_BEFORE_RE``, ``_NAME_ENDS_RE``: "The first author is He.", "Answer: **He**", "written by He",
     "maybe He or Zhang", "- He"), or opening a citation anywhere ("He and colleagues", "He (2015)", "He, Zhang, Ren
     and Sun": ``_CITATION_AFTER_RE``).  A pronoun opening a clause ("He proposed ...", "He, however, ...", "Note:
-    He was ...") is none: a lower-case word follows it."""
-    last = m.last_name
+    He was ...") is none: a lower-case word follows it.  Returns the spans of such uses of ``last`` not inside
+    ``spans``."""
     found = []
     covered = {i for s, e in spans for i in range(s, e)}  # a set: a long text holds thousands of spans
     for match in re.finditer(rf"(?<![^\W_])(?:{re.escape(last)}|{re.escape(last.upper())})(?![^\W_]|[-‐‑'’][^\W_])",
@@ -1842,7 +1920,15 @@ def _bare_surname_spans(m: PaperMatcher, text: str, spans: list[tuple[int, int]]
                 _NAME_ENDS_OR_DASH_RE.match(text, end) is not None
                 and _ITEM_SLOT_BEFORE_RE.search(text, lo, start) is not None):
             found.append((start, end))
-    return sorted(spans + found) if found else spans
+    return found
+
+
+#: A known first author's surname that is also an English word ("He"), capitalised, standing alone as a phrase
+#: (or with "et al."): offered where a candidate stands (an alternation's other side, another item of a list:
+#: "Mikolov or He", "Hinton et al. or He et al."), it names that author, not the pronoun, as the author's own
+#: surname does there (``_bare_surname_spans``).
+_LONE_WORD_SURNAME_RE = re.compile(r"[*_\"'“‘]*(?:" + "|".join(map(re.escape, _LONE_WORD_SURNAMES)) + r")"
+    r"(?:[ \t]+et\.?[ \t]+al\b\.?)?[*_\"'”’.!?]*")
 
 
 def grade_author(m: PaperMatcher, r: Response) -> Verdict:
@@ -1887,18 +1973,23 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     hint = " (a surname that is also an English word needs the given name, an initial or et al.)" \
         if m.ambiguous else ""
     if committed:
-        offers_name = lambda phrase: bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
-            phrase)
+        offers_name = lambda phrase: (bool(name_tokens(phrase, m.name_exclude, 1)) and not _reads_as_title(  # noqa: E731
+            phrase)) or _LONE_WORD_SURNAME_RE.fullmatch(phrase.strip()) is not None
         # an explicit ordering ({"first_author": A}) is no list of rivals, but a cue still calls names
         # candidates ({"first_author": A, "alternative": B})
-        if hedged or (not ordered and _listed_rival(r, committed, offers_name, "author")) or (
-                _names_under_listing_cue(m, r, committed)):
+        # a field's value may still offer two names by an alternation ({"first_author": "He or Zhang"}, "First
+        # author: A or B"): hedged as in prose, since one field holds one answer
+        if hedged or (_listed_rival(r, committed, offers_name, "author") if not ordered else _alternated(
+                r.text, committed, offers_name)) or _names_under_listing_cue(m, r, committed):
             return HEDGED_CREDIT, 1.0, (f"expected first author {name}; {last} was offered with another name "
                                         f"as an alternative; commit to one name")
         return 1.0, 1.0, f"correct: expected first author {name}, response names {last}"
     names = name_tokens(text, exclude, 1, counts=r.counts)
     if names and not retracted_any and (offers_nothing(text) or only_titles(text)):
         names = []  # "© 2023 Example Corp.", "Going Deeper with Convolutions": no person named
+    if not names and not retracted_any:  # "The first author is He." on another paper's task: He, a wrong name
+        names = [other for other in _LONE_WORD_SURNAMES if other != last and other in text and any(
+            r.counts(s, e) for s, e in _bare_surname_hits(other, text, []))]
     if not names and not retracted_any:
         return no_answer(f"first author {name}", "a name", r, hint)
     why = "" if names else f" ({last} only negated or not as first author)"

@@ -67,7 +67,7 @@ from verifiers.arxiv.normalise import (
     unbrace_bibtex,
     unconfuse,
 )
-from verifiers.arxiv.papers import Paper
+from verifiers.arxiv.papers import PAPERS, Paper
 
 #: Only this many leading characters are searched for an answer (bounds the work on huge outputs).
 MAX_GRADED_CHARS = 200_000
@@ -205,15 +205,18 @@ def _clause_end(text: str, end: int, hi: int) -> int:
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")
 #: The labels that make a number metadata, never an answer: an example of a format ("e.g.", "for example", "such
-#: as", "in the format"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a rule of the ID scheme
-#: ("IDs after April 2007 use ..."), a request/reference/ticket/error/session/trace id or code, a knowledge or
-#: training cut-off ("my knowledge ends in", "data up to"), an "as of" / "last updated" date, a phone number ("call",
+#: as", "in the format", "years like"), a copyright line ("Copyright 2014", "© 2023"), an HTTP status, a rule of the
+#: ID scheme ("IDs after April 2007 use ..."), a request/reference/ticket/error/session/trace id or code, a document's
+#: revision ("rev. 2018"), a knowledge or training cut-off ("my knowledge ends in", "data up to", "documents uploaded
+#: before"), an "as of" / "last updated" date, a phone number ("call",
 #: "dial", "tel"), a downtime ("maintenance until").  One list for two scopes: right before the number
 #: (:data:`METADATA_BEFORE_RE`) and anywhere before it inside an open bracket (:data:`METADATA_IN_BRACKET_RE`).
 _METADATA_LABEL = (
     r"(?:©|\(c\)|\b(?:(?:e\.\s?g\b\.?|eg\.|for\s+(?:example|instance)|such\s+as|examples?),?|copyright|http(?=\s)|status(?:\s+code)?"
     r"|(?:format|pattern)\s+(?:like|of)|timestamp|(?:ids|identifiers|numbers|an?\s+(?:arxiv\s+)?(?:id|identifier))"
-    r"\s+(?:\w+\s+)?looks?\s+like|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
+    r"\s+(?:\w+\s+)?looks?\s+like|(?:years?|dates?)\s+(?:\w+\s+)?(?:looks?\s+)?like|rev\.|revision"
+    r"|(?:uploaded|added|indexed|ingested)\s+(?:before|after|until|since|prior\s+to)"
+    r"|(?:the\s+)?(?:format|pattern|form)(?:\s+is)?"
     r"|(?:arxiv\s+)?(?:ids?|identifiers?|numbers?)\s+(?:(?:issued|assigned|created|submitted|given)\s+)?"
     r"(?:after|since|before|from|until|prior\s+to|starting(?:\s+in)?|through)"
     r"|knowledge\s+cut[\s-]?off|cut[\s-]?off(?:\s+date)?|training\s+(?:data|cut[\s-]?off)"
@@ -252,7 +255,7 @@ _METADATA_KEYS: tuple[str, ...] = ("cut", "train", "as of", "updat", "request", 
                                    "identifier", "id after", "id since", "id before", "id from", "id until",
                                    "id prior", "id starting", "id through", "timestamp", "like", "number after",
                                    "number since", "number before", "number from", "numbers after", "numbers since",
-                                   "numbers before", "numbers from")
+                                   "numbers before", "numbers from", "rev", "upload", "added", "index", "ingest")
 #: After a number, what makes it part of a rule of the ID scheme, not an answer: "Since 2015, arXiv IDs have
 #: five digits", "2007 onwards, identifiers use YYMM.NNNNN".
 _ID_RULE_AFTER_RE = re.compile(
@@ -569,10 +572,10 @@ def retracted(text: str, start: int, end: int) -> bool:
 #: An alternation right after a candidate (after a short bracket: "A (first guess) / B"): "A or B", "A. Or B", "A
 #: and/or B", "A / B", "A, maybe B", "A vs. B", "A — or maybe B", "A,
 #: but it might be B", "A, though it could also be B", "A, though B is also possible", "A; alternatively, B",
-#: "A. Another possibility is B", "A; it might instead be B".
+#: "A. Another possibility is B", "A; it might instead be B"; the German and French "or" ("A oder B", "A ou B").
 JOIN_AFTER_RE = re.compile(
-    r"[\s\"”’'`*_)\]—–-]*(?:\([^()\n]{1,30}\)[ \t]*)?[,;.]?\s*[(\[]?\s*(?:(?:or|and/or|nor|vs(?!\.)|versus|maybe"
-    r"|perhaps|possibly|alternatively|if\s+not"
+    r"[\s\"”’'`*_)\]—–-]*(?:\([^()\n]{1,30}\)[ \t]*)?[,;.]?\s*[(\[]?\s*(?:(?:or|and/or|nor|oder|ou|vs(?!\.)|versus"
+    r"|maybe|perhaps|possibly|alternatively|if\s+not"
     r"|otherwise|unless\b[^.;\n]{0,60}?\b(?:otherwise|in\s+which\s+case)|(?:it\s+)?(?:could|might|may)\s+(?:well\s+)?be)"
     r"\b,?|/|vs\.(?=\s)|\?[ \t]+(?=[^?\n]{1,60}\?)"
     r"|(?:but|though|although)\s+(?:it\s+|that\s+)?(?:might|may|could)\s+(?:also\s+|well\s+)?be\b"
@@ -584,7 +587,8 @@ JOIN_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 #: An alternation right before a candidate: "B or A", "either B or A", "B / A" (after an optional hedge word).
-_JOINERS_BEFORE: tuple[str, ...] = ("or", "/", "nor", "either", "vs", "vs.", "versus")
+#: ("oder", "ou": the German and French "or", which join names in a sentence of those languages as "or" does.)
+_JOINERS_BEFORE: tuple[str, ...] = ("or", "/", "nor", "either", "vs", "vs.", "versus", "oder", "ou")
 _HEDGE_WORDS: tuple[str, ...] = ("maybe", "perhaps", "possibly", "probably", "even")
 _OPENERS = " \t\"“‘'`*_(["
 
@@ -931,12 +935,55 @@ def _colon_subtitle(found: re.Match[str]) -> bool:
     return len(words) >= 2 and any(w not in NON_CONTENT_WORDS for w in words)
 
 
+_OPENING_QUOTES = frozenset("\"“‘«'`")
+_CLOSING_QUOTES = frozenset("\"”’»'`")
+#: What may stand outside a quoted title on a line that is one longer title: words, spaces, hyphens, dashes, a
+#: colon, commas, markup, a last full stop; no digit, bracket or other punctuation (a year, a remark in brackets).
+_TITLE_LINE_OUTSIDE_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|[ \t:,–—*_-]+|\.[ \t*_]*\Z")
+
+
+#: At most this many words outside the quotes make a longer title ("Theory, Practice and Applications"); more are
+#: another title or prose beside it.
+_LONGER_TITLE_WORDS = 4
+#: After a quoted title: a colon or a dash and one or two capitalised words, the way an author is added (as
+#: :func:`_dash_subtitle` reads one or two words after a dash).
+_ATTRIBUTION_AFTER_RE = re.compile(r"[ \t*_]*[:–—-][ \t]*(?-i:[A-Z])[^\W\d_]*(?:[ \t]+(?-i:[A-Z])[^\W\d_]*)?[ \t.*_]*")
+
+
+def _quoted_in_title_line(text: str, start: int, end: int) -> bool:
+    """Whether the title at ``text[start:end]``, in quotes, is cited inside a longer title on its line: the words
+    outside the quotes are title-case (capitalised or minor words, at least one capitalised) and the line read
+    without the quotes is a longer title by the unquoted rules ('"X" for Everyone', 'Towards "X"', '"X"
+    Revisited', '"X": Theory and Practice', as "X for Everyone" is).  Quotes delimit the title only when the
+    rest of the line is not title-case words: prose ('"X" is the answer', '"X" for sure'), an attribution ('"X" by
+    Vaswani et al.') or a bracket or a year ('"X" (NeurIPS 2017)') leave it the title itself (README, Title)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start - 1], text[end + 1:line_end]
+    words = _WORD_RE.findall(before) + _WORD_RE.findall(after)
+    if not 0 < len(words) <= _LONGER_TITLE_WORDS or before.rstrip(" \t*_").endswith(":") or not all(
+            w[:1].isupper() or w in _MINOR_WORDS or w == "and" for w in words) or not any(
+            w[:1].isupper() for w in words):
+        return False  # prose, a label before the title ("Title:"), or another title beside it
+    if any(w.casefold() in _KNOWN_AUTHOR_SURNAMES or len(w) > 1 and w.isupper() for w in words) or (
+            _ATTRIBUTION_AFTER_RE.fullmatch(after) is not None):
+        return False  # an attribution: '"X": Hinton', '"X" GEOFFREY HINTON', '"X" - Ashish Vaswani'
+    if any("".join(_TITLE_LINE_OUTSIDE_RE.findall(part)) != part for part in (before, after)):
+        return False  # a digit, a bracket, a comma: a venue, a year or a remark beside the title
+    line = before + text[start:end] + after
+    return is_extended(line, len(before), len(before) + end - start)
+
+
 def is_extended(text: str, start: int, end: int) -> bool:
     """Whether the title found at ``text[start:end]`` is part of a longer title (so another paper's): more words
     inside the same quotes, a subtitle (:func:`_dash_subtitle`, :func:`_colon_subtitle`), further capitalised
     words (also after capitalised minor words: "... In Speech Separation") or a fused prefix around it, or a
     preposition and a content word after it."""
     if in_longer_quote(text, start, end):
+        return True
+    if start and end < len(text) and text[end] in _CLOSING_QUOTES and text[start - 1] in _OPENING_QUOTES and (
+            _quoted_in_title_line(text, start, end)):
         return True
     if text.startswith((" -", " –", " —", "-", "–", "—"), end, end + 3) and _dash_subtitle(text, end):
         return True
@@ -1201,10 +1248,19 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     label = _LABEL_RE.match(item)
     if label and (_field_label(label.group(1)) or kind and label_field(label.group(1)) not in (None, kind)):
         return False
+    if kind == "author" and _CO_AUTHOR_REMARK_RE.match(item):
+        return False  # "(with Kai Chen and others)": co-authors beside the name above, no other first author
     if kind == "title" and _LEAD_IN_END_RE.search(item) and any(
             len(w) > 2 and w.islower() for w in _WORD_RE.findall(item)):
         return False  # "Based on my knowledge, the exact title is:" introduces the answer ("OMAR KHATTAB:" names)
     return not prose_line(item) and offered(_strip_item(item))
+
+
+#: An item that opens with "with" ("(with Kai Chen and others)", "together with X", "co-authored with X") names
+#: co-authors of the name before it: on an author task it offers no other first author, as it does not on the
+#: name's own line.
+_CO_AUTHOR_REMARK_RE = re.compile(r"[\s(\[*_–—-]*(?:(?:along|together|jointly|co-?authored|co-?written|written)"
+                                  r"[ \t]+)?with[ \t]", re.IGNORECASE)
 
 
 #: The end of a lead-in line: a colon, or a copula or naming verb still waiting for what it names ("the exact
@@ -1422,12 +1478,20 @@ def _place_or_org(text: str, start: int, end: int) -> bool:
         return True
     core = previous.rstrip(",.;:").lower()
     if previous[:1].isupper() and previous == previous.rstrip(",.;:") and (core in NON_NAME_WORDS and
-                                                                           core not in FUNCTION_WORDS):
-        return True  # "Microsoft Research Asia": an organisation's name goes on
+                                                                           core not in FUNCTION_WORDS) and (
+            core in _ORG_WORDS or not _sentence_start(text, start - 1 - len(previous))):
+        return True  # "Microsoft Research Asia": an organisation's name goes on ("Maybe Mikolov.": a hedge word
+        # opening the sentence, capitalised for that alone, starts no organisation's name)
     if len(words) >= 2 and words[-2].lower() in _PLACE_PREPOSITIONS and previous[:1].isupper() and (
             previous == previous.rstrip(",.;:")):
         return True  # "in San Francisco"
-    return (previous == "of" or "," in head) and _after_organisation(words)
+    return (previous == "of" or "," in head and word.casefold() not in _KNOWN_AUTHOR_SURNAMES) and (
+        _after_organisation(words))
+
+
+#: The known papers' first authors' surnames: after an organisation's comma one of them names the person ("Google
+#: Brain, Vaswani": an affiliation then the author), not the organisation's place, which is no known author.
+_KNOWN_AUTHOR_SURNAMES = frozenset(p.last_name.casefold() for p in PAPERS)
 
 
 #: Words of an organisation's name ("Google Brain", "University of Toronto", "Meta AI"): what follows the name
@@ -1632,9 +1696,11 @@ def term_run(text: str, start: int, end: int) -> bool:
 _SURNAME_FUNCTION_WORDS = frozenset("he so may will more most long little an do".split()) & FUNCTION_WORDS
 
 
-#: A given name or an initial right before a word of a name, and one right after it (same line).
-_NAME_WORD_BEFORE_RE = re.compile(r"(?-i:[A-Z])(?:\.|[^\W\d_]+)[ \t]+\Z")
-_NAME_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])(?:\.|[^\W\d_]+))")
+#: A given name or an initial right before a word of a name, and one right after it (same line).  An initial may
+#: lack its full stop ("Lakshya A Agrawal", as a middle initial is often typed); bare, it is a letter other than
+#: "I" (the pronoun) between two words of the name.
+_NAME_WORD_BEFORE_RE = re.compile(r"(?:(?-i:[A-Z])(?:\.|[^\W\d_]+)|(?<![^\W_])(?-i:[A-HJ-Z]))[ \t]+\Z")
+_NAME_WORD_AFTER_RE = re.compile(r"[ \t]+((?-i:[A-Z])(?:\.|[^\W\d_]+)|(?-i:[A-HJ-Z])(?=[ \t]+(?-i:[A-Z])[a-z]))")
 
 
 def _name_run(text: str, start: int, end: int, exclude: frozenset[str]) -> tuple[int, int]:
@@ -1648,7 +1714,7 @@ def _name_run(text: str, start: int, end: int, exclude: frozenset[str]) -> tuple
         start = word.start()
     for _ in range(3):
         word = _NAME_WORD_AFTER_RE.match(text, end, end + 30)
-        if word is None or not (len(word.group(1)) == 2 or name_like(word.group(1), exclude)):
+        if word is None or not (len(word.group(1)) <= 2 or name_like(word.group(1), exclude)):
             break
         end = word.end()
     return start, end
@@ -2633,6 +2699,15 @@ def _section_labels(lower: str, hits: tuple[KeyHits, ...] | None) -> list[tuple[
     return spans
 
 
+#: A record's key or value in single quotes, as a Python dict literal or a YAML line writes it ("{'first_author':
+#: 'He'}", "title: 'X'"): after a brace, a bracket, a comma or a colon, and closed before the next one or the line's
+#: end (group 1: what opens it, group 2: the inside).  An apostrophe inside a word ("it's") neither opens nor
+#: closes one.  Read as double quotes, so that a record grades alike however its strings are quoted.
+_SINGLE_QUOTED_FIELD_RE = re.compile(r"([{\[,:][ \t]*)'([^'\n]{1,300})'(?=[ \t]*(?:[,:}\]\n]|\Z))")
+#: The openings ``_SINGLE_QUOTED_FIELD_RE`` needs, one of them at least (a cheap test first).
+_may_hold_single_quoted_field = contains_any(("{'", "['", ": '", ":'", ", '"))
+
+
 def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     """Read ``output`` for grading: cut to ``MAX_GRADED_CHARS``, drop invisible characters and read look-alike
     letters as Latin (:func:`verifiers.arxiv.normalise.unconfuse`), strip markup, squeeze whitespace runs
@@ -2645,6 +2720,8 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     text = strip_markup(unconfuse(raw))
     if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
         text = unbrace_bibtex(text)
+    if "'" in text and _may_hold_single_quoted_field(text):
+        text = _SINGLE_QUOTED_FIELD_RE.sub(r'\1"\2"', text)  # same length: offsets into ``raw`` still hold
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
     if not plain:
         text = one_item_per_line(squeeze_spaces(text))
