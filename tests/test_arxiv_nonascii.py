@@ -101,3 +101,19 @@ def test_unconfuse_examples() -> None:
     assert unconfuse("Atten\u00adtion Is All You Need — Аshish Vаswani’s paper") == (
         "Attention Is All You Need — Ashish Vaswani’s paper")
     assert unconfuse("не знаю, café") == "не знаю, café"
+
+
+#: Characters that NFKC reorders, composes, decomposes or folds, and the line break between them.
+NFKC_ALPHABET = ("a", "e", "\n", " ", "\u0301", "\u0327", "…", "\u00a0", "ﬁ", "Ａ", "é", "\u1100", "\u1161", "\u11a8",
+                 "²", "\u0338", "=", "\u3099", "か", "\u0345", "ǅ", "\u212b", "\r", "\u2028")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(NFKC_ALPHABET), max_size=16))
+def test_nfkc_line_by_line_is_nfkc(text: str) -> None:
+    """The text's NFKC form is its lines' forms joined (combining marks after a line break included)."""
+    assert normalise._nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+def test_nfkc_examples() -> None:
+    assert normalise._nfkc("ok\nwait…\n\u0301e\u0301 ﬁ") == "ok\nwait...\n\u0301é fi"

@@ -229,6 +229,21 @@ def _latin_word(w: str) -> str:
     return w
 
 
+def _nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, line by line when the text is not in that form already: a line
+    break is a stable character (UAX #15: it neither reorders nor composes with a neighbour, and no character
+    folds to it), so the form of the text is the form of its lines joined, and only the lines holding a
+    compatibility character (an ellipsis, a non-breaking space, a ligature) go through the full normalisation,
+    which costs about 0.2 us a character where the form test costs a hundredth of it."""
+    normalize, is_normalized = unicodedata.normalize, unicodedata.is_normalized
+    if "\n" not in text:
+        return normalize("NFKC", text)
+    if is_normalized("NFKC", text):
+        return text
+    return "\n".join([line if line.isascii() or is_normalized("NFKC", line) else normalize("NFKC", line)
+                      for line in text.split("\n")])
+
+
 def unconfuse(text: str) -> str:
     """``text`` with invisible characters dropped (``INVISIBLE_CHARS``: "Atten\u00adtion" is "Attention"),
     compatibility forms folded (NFKC: full-width "Ａ" is "A", the ligature "ﬁ" is "fi") and look-alike letters
@@ -243,7 +258,7 @@ def unconfuse(text: str) -> str:
     for c in INVISIBLE_CHARS:
         if c in text:
             text = text.replace(c, "")
-    text = unicodedata.normalize("NFKC", text)
+    text = _nfkc(text)
     if text.isascii() or not any(map(text.__contains__, HOMOGLYPHS)):  # no look-alike: no word to read
         return text
     return _latin_words(text)
