@@ -281,13 +281,42 @@ _DISCUSSION: tuple[str, ...] = (
 )
 
 
-def realistic_outputs(n: int = 5000) -> list[tuple[str, str]]:
+#: The same paragraphs as chat models typeset them (``_DISCUSSION`` with each pair's first text replaced by its
+#: second): curly apostrophes and quotes, em and en dashes, an ellipsis, an accented word, all outside ASCII.
+_TYPESETTING: tuple[tuple[str, str], ...] = (
+    ("machine learning. It proposed", "machine learning — it proposed"),
+    ("(for example PyTorch and TensorFlow implementations)", "(e.g. PyTorch’s and TensorFlow’s implementations)"),
+    ("instead of hand-crafted features", "instead of hand-crafted “features”"),
+    ("2 to 5 percentage points", "2–5 percentage points"),
+    ("the arXiv abstract page is", "the arXiv “abs” page is"),
+    ("A few caveats apply.", "A few caveats apply…"),
+    ("the core idea remains", "the core idea — its raison d’être — remains"),
+)
+
+
+def _typeset(paragraph: str) -> str:
+    """``paragraph`` with the replacements of ``_TYPESETTING`` that occur in it."""
+    for plain, typeset in _TYPESETTING:
+        paragraph = paragraph.replace(plain, typeset)
+    return paragraph
+
+
+_DISCUSSION_TYPESET: tuple[str, ...] = tuple(_typeset(p) for p in _DISCUSSION)
+
+
+def realistic_outputs(n: int = 5000, typographic: bool = True) -> list[tuple[str, str]]:
     """``n`` (question, output) pairs cycling over the pool's tasks: the answers task LMs give, short and long.
 
     Per task the mix has bare, sentence and markdown answers, wrong, hedged, evasive and empty ones, a refusal
     with numbers in it, a correction, the question echoed back, and multi-paragraph answers of about 1-4 KB
-    (the answer at the start, in the middle or at the end of three to eight paragraphs of discussion); a third
-    of all outputs are long.  Deterministic.
+    (the answer at the start, in the middle or at the end of three to eight paragraphs of discussion); 8 of the
+    21 outputs of a task are long.  Deterministic.
+
+    ``typographic`` (the default): 7 of the 21 (a third: half the long answers, three short ones) are written
+    with the typography chat models use in much of their prose, outside ASCII (curly apostrophes and quotes,
+    em and en dashes, an ellipsis, an accented word: ``_TYPESETTING``); the share is chosen to resemble chat
+    output, not measured on a corpus.  ``typographic=False``: the all-ASCII mix of the figures up to stop 32
+    (the grade snapshot's corpus).
     """
     from verifiers.arxiv import PAPERS, ArxivVerifier
 
@@ -304,10 +333,19 @@ def realistic_outputs(n: int = 5000) -> list[tuple[str, str]]:
             f"Not {other}; it is {answer}.", task.question, f"Possible answers:\n1. {answer}\n2. {other}",
             f"Sure! {answer}", f"I believe the answer is {answer}, but please double-check on arXiv.",
         ]
+        if typographic:  # the refusals and the hedge as chat models typeset them
+            short[5] = "I’m sorry — I can’t recall that."
+            short[7] = short[7].replace("'", "’")
+            short[12] = f"I believe it’s {answer} — but please double-check on arXiv."
         long = []
         for j in range(8):
-            paragraphs = [_DISCUSSION[(i + j + k) % len(_DISCUSSION)] for k in range(3 + j % 6)]
-            statement = f"The answer to your question is {answer if j % 3 else other}."
+            typeset = typographic and j % 2 == 1
+            discussion = _DISCUSSION_TYPESET if typeset else _DISCUSSION
+            paragraphs = [discussion[(i + j + k) % len(discussion)] for k in range(3 + j % 6)]
+            value = answer if j % 3 else other
+            statement = f"The answer to your question is {value}."
+            if typeset:
+                statement = f"Here’s the answer to your question: {f'“{value}”' if task.kind == 'title' else value}."
             paragraphs.insert((j % 3) * len(paragraphs) // 2, statement)
             long.append("\n\n".join(paragraphs))
         per_task.append(short + long)
@@ -320,8 +358,9 @@ def realistic_outputs(n: int = 5000) -> list[tuple[str, str]]:
     return pairs
 
 
-def bench_grading(seconds: float = 3.0) -> Row:
-    """``ArxivVerifier.score`` grades per second on one thread (best of at least 3 timed passes over all pairs).
+def bench_grading(seconds: float = 3.0, typographic: bool = True) -> Row:
+    """``ArxivVerifier.score`` grades per second on one thread (best of at least 3 timed passes over all pairs of
+    ``realistic_outputs(typographic=typographic)``).
 
     Timed in CPU seconds of this process (``time.process_time``), i.e. the work of one core, so that other jobs
     on a shared machine do not count as grading time.
@@ -329,11 +368,12 @@ def bench_grading(seconds: float = 3.0) -> Row:
     from verifiers.arxiv import ArxivVerifier
 
     verifier = ArxivVerifier()
-    pairs = realistic_outputs()
+    pairs = realistic_outputs(typographic=typographic)
     score = verifier.score
     for question, output in pairs:  # warm-up (regex caches, first-use allocations)
         score(question, output)
     long_share = sum(len(output) > 1000 for _, output in pairs) / len(pairs)
+    other_share = sum(not output.isascii() for _, output in pairs) / len(pairs)
     mean_chars = sum(len(output) for _, output in pairs) / len(pairs)
     rates = []
     deadline = time.perf_counter() + seconds
@@ -343,11 +383,12 @@ def bench_grading(seconds: float = 3.0) -> Row:
             score(question, output)
         rates.append(len(pairs) / (time.process_time() - started))
     best = max(rates)
-    return Row("verifier grading (ArxivVerifier.score, 1 thread)", f"{best:,.0f} grades/s",
+    mix = "typographic mix" if typographic else "all-ASCII mix (to stop 32)"
+    return Row(f"verifier grading (ArxivVerifier.score, 1 thread), {mix}", f"{best:,.0f} grades/s",
                f">= {TARGET_GRADES_PER_S:,} grades/s", best >= TARGET_GRADES_PER_S,
-               f"{len(pairs):,} realistic outputs ({long_share:.0%} multi-paragraph, {mean_chars:,.0f} chars on "
-               "average: right, bare, wrong, hedged, evasive, refusals with numbers, corrections, echoes, empty, "
-               "markdown); "
+               f"{len(pairs):,} realistic outputs ({long_share:.0%} multi-paragraph, {other_share:.0%} with curly "
+               f"quotes, dashes or accents outside ASCII, {mean_chars:,.0f} chars on average: right, bare, wrong, "
+               "hedged, evasive, refusals with numbers, corrections, echoes, empty, markdown); "
                f"CPU time; best of {len(rates)} passes, median {statistics.median(rates):,.0f}/s")
 
 
@@ -883,7 +924,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"benchmarking {', '.join(chosen)} on {info['nproc']} CPUs ({info['cpu']}) ...", file=sys.stderr)
     rows: list[Row] = []
     runners: dict[str, Callable[[], Row | list[Row]]] = {
-        "grading": bench_grading,
+        "grading": lambda: [bench_grading(), bench_grading(typographic=False)],
         "worstcase": bench_worstcase,
         "taskfile": bench_taskfile,
         "overhead": lambda: bench_overhead(budget=args.budget),

@@ -132,7 +132,7 @@ def corpus(pairs_file: Path | None, n_random: int, seed: int) -> list[Pair]:
 
     tasks = list(ArxivVerifier().tasks())
     questions = [t.question for t in tasks]
-    pairs: list[Pair] = list(realistic_outputs())
+    pairs: list[Pair] = list(realistic_outputs(typographic=False))  # the mix the stored snapshots were built on
     outputs = dict.fromkeys(_test_strings())
     if pairs_file is not None:
         recorded = json.loads(pairs_file.read_text(encoding="utf-8"))

@@ -185,7 +185,6 @@ HOMOGLYPHS: dict[str, str] = {
     **dict(zip("АВЕКМНОРСТУХІЈЅаеорсухіјѕԁһԛԝ", "ABEKMHOPCTYXIJSaeopcyxijsdhqw", strict=True)),
     **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧο", "ABEZHIKMNOPTYXo", strict=True)),
 }
-_INVISIBLE = str.maketrans(dict.fromkeys(INVISIBLE_CHARS))
 #: A zero-width space between a lower-case and a capital letter separates two words ("Ashish\u200bVaswani").
 _ZERO_WIDTH_GAP_RE = re.compile("(?<=[a-z])[\u200b\u2060\ufeff]+(?=[A-Z])")
 _HOMOGLYPHS = str.maketrans(HOMOGLYPHS)
@@ -193,9 +192,9 @@ _HOMOGLYPHS = str.maketrans(HOMOGLYPHS)
 _WORD_AT_RE = re.compile(r"[\w'’-]+")
 _LOOK_ALIKE_RE = re.compile("[" + "".join(HOMOGLYPHS) + "]")
 _ASCII_LETTER_RE = re.compile(r"[A-Za-z]")
-#: Whitespace other than a single space or a lone line break: a run holding a line break reads as one line
-#: break, any other run as one space.
-_ODD_SPACE_RE = re.compile(r"[^\S\n]*\n\s*|[^\S\n]{2,}|[^\S \n]")
+#: The whitespace characters (``str.isspace``, what ``\s`` matches) other than the space and the line break; none
+#: lies above U+3000.
+OTHER_SPACE_CHARS = "".join(c for c in map(chr, range(0x3001)) if c.isspace() and c not in " \n")
 #: A line break next to a space or a line break ("\n ", " \n", "\n\n"), and the first two alone: each pattern starts
 #: with the line break, so ``re`` skips to the (few) line breaks of a text, where a test of " \n" stops at every space.
 _NEWLINE_PAIR_RE = re.compile(r"\n(?:(?<= \n)|[ \n])")
@@ -230,6 +229,21 @@ def _latin_word(w: str) -> str:
     return w
 
 
+def _nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, line by line when the text is not in that form already: a line
+    break is a stable character (UAX #15: it neither reorders nor composes with a neighbour, and no character
+    folds to it), so the form of the text is the form of its lines joined, and only the lines holding a
+    compatibility character (an ellipsis, a non-breaking space, a ligature) go through the full normalisation,
+    which costs about 0.2 us a character where the form test costs a hundredth of it."""
+    normalize, is_normalized = unicodedata.normalize, unicodedata.is_normalized
+    if "\n" not in text:
+        return normalize("NFKC", text)
+    if is_normalized("NFKC", text):
+        return text
+    return "\n".join([line if line.isascii() or is_normalized("NFKC", line) else normalize("NFKC", line)
+                      for line in text.split("\n")])
+
+
 def unconfuse(text: str) -> str:
     """``text`` with invisible characters dropped (``INVISIBLE_CHARS``: "Atten\u00adtion" is "Attention"),
     compatibility forms folded (NFKC: full-width "Ａ" is "A", the ligature "ﬁ" is "fi") and look-alike letters
@@ -239,8 +253,13 @@ def unconfuse(text: str) -> str:
         return text
     if "\u200b" in text or "\u2060" in text or "\ufeff" in text:  # a zero-width space between two words is a space
         text = _ZERO_WIDTH_GAP_RE.sub(" ", text)
-    text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
-    if text.isascii() or text.translate(_HOMOGLYPHS) == text:  # no look-alike: no word to read (C scans only)
+    # A test per character (``in``: a C scan) instead of ``str.translate``, which looks every character of a
+    # non-ASCII text up in a dict (14 ms for each of the two on a 50 KB answer with one curly quote).
+    for c in INVISIBLE_CHARS:
+        if c in text:
+            text = text.replace(c, "")
+    text = _nfkc(text)
+    if text.isascii() or not any(map(text.__contains__, HOMOGLYPHS)):  # no look-alike: no word to read
         return text
     return _latin_words(text)
 
@@ -251,14 +270,20 @@ def squeeze_spaces(text: str) -> str:
     \\n of") then differ from their written form by single spaces and line breaks only.  Cheap on text without
     such runs (a few substring tests)."""
     if not text.isascii():
-        return _ODD_SPACE_RE.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
-    if text.isprintable() and "  " not in text:  # printable: no tab, no line break
+        # Every whitespace character but the space and the line break read as a space first: what is left is
+        # squeezed as in ASCII text below, with C scans, where a regex tried at each character took 12 ms a
+        # grade on a 50 KB answer.  A run is one space or one line break either way, so the result is the same.
+        for c in OTHER_SPACE_CHARS:
+            if c in text:
+                text = text.replace(c, " ")
+    elif text.isprintable() and "  " not in text:  # printable: no tab, no line break
         return text
+    else:  # ASCII: the other whitespace characters it can hold (\x1c-\x1f, rare, are kept there as before)
+        for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
+            if c in text:
+                text = text.replace(c, " ")
     # Each step runs only when it has something to change: a test of a two-character key with a frequent
     # character (a space) is a pass over the text, and a long answer's usual odd space is only its blank lines.
-    for c in "\t\r\x0b\x0c":  # str.replace loops: linear C scans, cheaper than a regex on every character
-        if c in text:
-            text = text.replace(c, " ")
     while "  " in text:
         text = text.replace("  ", " ")
     if "\n" in text and _NEWLINE_PAIR_RE.search(text) is not None:  # regexes led by "\n": they skip to line breaks
