@@ -98,7 +98,7 @@ from verifiers.arxiv.matching import (
     year_of,
 )
 from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
-from verifiers.arxiv.offers import offers_nothing, only_titles
+from verifiers.arxiv.offers import offers_nothing, only_titles, service_error
 from verifiers.arxiv.papers import GIVEN_NAME_FORMS, PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
@@ -515,6 +515,8 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     years = find_years(r.text)
     if "(" in r.text or "[" in r.text:  # a date in a bracket's metadata is no answer
         years = [y for y in years if not _bracket_metadata(r, y[1])]
+    if years and ":" in r.text and r.may_refuse() and r.refuses():  # "I can't answer: it failed at 14:32 on ..."
+        years = [y for y in years if not _timestamp(r, y[1])]
     offered = _offered(r, years)
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
@@ -553,6 +555,24 @@ def _bracket_metadata(r: Response, start: int) -> bool:
     if METADATA_IN_BRACKET_RE.search(r.lower, opening, start):
         return True
     return r.may_refuse() and r.refuses() and _TIME_AFTER_RE.match(text, start, start + 40) is not None
+
+
+#: A time of day right before a date ("at 14:32 on 2020-05-01", "14:32 UTC, 1 May 2020", "09:15 on 05/01/"), read
+#: on the lower-case text up to the year.
+_TIME_BEFORE_RE = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*(?:[ap]\.?m\.?|utc|gmt|[a-z]{3}))?"
+                             r"[ \t,]*(?:on[ \t]+)?"
+                             r"(?:(?:the[ \t]+)?(?:\d{1,2}(?:st|nd|rd|th)?|[a-z]{3,9}\.?)[ \t,]+){0,2}[\d/.-]{0,6}\Z")
+
+
+def _timestamp(r: Response, start: int) -> bool:
+    """Whether the year at ``start``, in a response that refuses, is a date with a time of day before or after it
+    (a log's timestamp: "I can't answer: the lookup failed at 14:32 on 2020-05-01", "... on 2020-05-01 14:32"):
+    the time dates the failure, not the paper (issue 17 class 6).  A submission cue before it ("submitted on
+    2017-06-12 17:57") keeps it an answer."""
+    if _TIME_AFTER_RE.match(r.text, start, start + 40) is None and _TIME_BEFORE_RE.search(
+            r.lower, max(0, start - 40), start) is None:
+        return False
+    return not _submission_before(r.lower, start, {})
 
 
 #: An alternation right before a year: it offers the year as an alternative, whatever event a cue before names
@@ -1911,12 +1931,18 @@ def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: Pape
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
+    if verdict[1] and service_error(r.text):  # "HTTP/1.1 429 ...\nRetry-After: 2019": a server's reply, no answer
+        return 0.0, 0.0, ("no answer: the response is a service's error reply (an HTTP error status and its "
+                          f"headers, or an error JSON), whose numbers are no answer; response: {quote(r.raw)}")
     if verdict[0] in (1.0, 0.0) and verdict[1] and "if " in r.lower:  # "If you mean X, A; otherwise B": two
         verdict = _conditional_hedge(grader, m, r, verdict)  # answers, hedged, whichever branch comes first
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
     part = committed_part(r)
     if part is not None:
+        if service_error(part.text):  # a tool's call, then its error reply: "-> {"error": "rate limited"}"
+            return 0.0, 0.0, ("no answer: what the response commits to is a service's error reply; response: "
+                              f"{quote(r.raw)}")
         committed = grader(m, part)
         if committed[1] or part.refuses():
             return committed
