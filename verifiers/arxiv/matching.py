@@ -1702,9 +1702,12 @@ class Response:
         raw: the output as given (first ``MAX_GRADED_CHARS`` characters), for quoting in feedback.
         echoed: a copy of the question or rubric was removed.
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
+        superseded: spans that :func:`prepare` found superseded by what follows (:func:`trace_spans`), before
+            its layout steps changed their tags: reasoning and tool calls; :func:`committed_part` drops them.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses", "_hits")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses", "_hits",
+                 "superseded")
 
     def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
                  lower: str | None = None) -> None:
@@ -1717,6 +1720,7 @@ class Response:
         self._may_refuse: bool | None = None
         self._refuses: bool | None = None
         self._hits: dict[KeyTable, tuple[KeyHits, ...]] | None = None
+        self.superseded: list[tuple[int, int]] = []
 
     def hits(self, table: KeyTable) -> tuple[KeyHits, ...]:
         """Where the keys of ``table``'s groups occur in ``lower`` (:meth:`KeyTable.scan`), read once per
@@ -2229,6 +2233,76 @@ def _fewer_than_two_gaps(text: str) -> bool:
     return text.count(" ") + text.count("\n") < 2
 
 
+#: A role line of a chat transcript ("User:", "**Assistant:**", "> Human:"): its turn runs to the next role line.
+_ROLE_LINE_RE = re.compile(r"^[ \t*_>#]*(user|human|assistant|system|ai)[ \t*_]*:", re.IGNORECASE | re.MULTILINE)
+#: A role field of a chat's messages in JSON ("{"role": "user", "content": ...}").
+_ROLE_FIELD_RE = re.compile(r"[\"']role[\"'][ \t]*:[ \t]*[\"'](user|human|assistant|system|ai|developer|tool"
+                            r"|model)[\"']", re.IGNORECASE)
+#: The roles whose turns are the answerer's.
+_ANSWERER_ROLES = frozenset({"assistant", "ai", "model"})
+#: A block of reasoning or of a tool's call or result, in the tags models and agent frameworks write.
+_TRACE_BLOCK_RE = re.compile(r"<(think|thinking|reasoning|reflection|scratchpad|tool_call|tool_calls|tool_result"
+                             r"|tool_response|tool_use|function_call|function_result|tool_output)>.*?</\1>",
+                             re.IGNORECASE | re.DOTALL)
+#: The tags of reasoning blocks (the others of ``_TRACE_BLOCK_RE`` hold a tool's call or result).
+_REASONING_TAGS = frozenset({"think", "thinking", "reasoning", "reflection", "scratchpad"})
+#: A tool call written as JSON: an object naming the tool, then its arguments (an object or a string).
+_TOOL_CALL_RE = re.compile(r"\{\s*[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*[\"'][^\"'\n]{0,80}[\"']\s*,\s*"
+                           r"[\"'](?:arguments|args|parameters|input)[\"']\s*:\s*(?:\{[^{}]{0,2000}\}|\"(?:[^\"\\\\]"
+                           r"|\\.){0,2000}\")\s*\}")
+_has_call_key = contains_any(("arguments", "args", "parameters", "input"))
+#: A line quoting an earlier message, as e-mail replies do ("> On Monday, you wrote:", "> Is it W?").
+_QUOTED_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.MULTILINE)
+#: Every text holding a role line or a role field holds one of these (lower case), or a quoted line.
+_has_turn_key = contains_any(("user:", "human:", "system:", "ai:", "role\"", "role'", "\n>"))
+
+
+def trace_spans(text: str) -> list[tuple[int, int]]:
+    """What an agent's trace holds before its answer, as spans of ``text`` (read by :func:`prepare` before its
+    layout steps rewrite tags and JSON): from the start to the end of the last ``<think>``-like block (reasoning
+    the text after it supersedes, as "Final answer:" does), each tool call or result block
+    (``_TRACE_BLOCK_RE``) and each tool call written as JSON (``_TOOL_CALL_RE``): its query repeats the question,
+    the agent's request, not its answer.  ``[]`` when nothing but blanks follows the last of them: the trace is
+    then all there is to grade."""
+    spans: list[tuple[int, int]] = []
+    if "</" in text:
+        blocks = [m for m in _TRACE_BLOCK_RE.finditer(text)]
+        think = [m.end() for m in blocks if m.group(1).lower() in _REASONING_TAGS]
+        if think:
+            spans.append((0, think[-1]))
+        spans += [m.span() for m in blocks]
+    if "{" in text and _has_call_key(text):
+        spans += [m.span() for m in _TOOL_CALL_RE.finditer(text)]
+    if not spans or not text[max(end for _, end in spans):].strip(" \t\n>→=-"):
+        return []
+    return spans
+
+
+def turn_spans(r: Response) -> list[tuple[int, int]]:
+    """What is not the answer's final turn, as spans to blank (issue 17): what :func:`prepare` found superseded
+    (``r.superseded``: the reasoning before a "Final Answer" heading or a ``<think>`` block's end, tool calls
+    and their results, :func:`trace_spans`); in a chat transcript (role lines or a ``messages`` array with a
+    user's or system's turn and an assistant's), everything but the last assistant turn (a user's question "Is
+    it W?" offers no W); e-mail quotes ("> " lines) followed by unquoted text, another's words.  ``[]`` when
+    none applies."""
+    text, spans = r.text, list(r.superseded)
+    roles = [(m.start(), m.end(), m.group(1).lower()) for m in _ROLE_LINE_RE.finditer(text)]
+    if not roles and "role" in r.lower:
+        roles = [(m.start(), m.end(), m.group(1).lower()) for m in _ROLE_FIELD_RE.finditer(text)]
+    if roles and any(role in _ANSWERER_ROLES for *_, role in roles) and any(
+            role not in _ANSWERER_ROLES for *_, role in roles):
+        last = max(i for i, (*_, role) in enumerate(roles) if role in _ANSWERER_ROLES)
+        spans.append((0, roles[last][1]))
+        if last + 1 < len(roles):
+            spans.append((roles[last + 1][0], len(text)))
+        return spans
+    if ">" in text:
+        quoted = [m.span() for m in _QUOTED_LINE_RE.finditer(text)]
+        if quoted and text[quoted[-1][1]:].strip():
+            spans += quoted
+    return spans
+
+
 def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
@@ -2236,10 +2310,12 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if _fewer_than_two_gaps(text):  # a retraction or a concession takes a few words: not "A B"
         return None
+    turns = turn_spans(r) if r.superseded or _has_turn_key(r.lower) or r.lower[:1] == ">" else []
     retract, concede = r.hits(_KEYS)[2:4]
-    if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None:
+    if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None and (
+            not turns):
         return None
-    spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
+    spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r) + turns
     if not spans:
         return None
     text = blank(r.text, spans)
@@ -2646,8 +2722,12 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
         text = unbrace_bibtex(text)
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
+    superseded: list[tuple[int, int]] = []
     if not plain:
-        text = one_item_per_line(squeeze_spaces(text))
+        text = squeeze_spaces(text)
+        if "</" in text or "{" in text:  # tags and JSON before one_item_per_line rewrites them (same length)
+            superseded = trace_spans(text)
+        text = one_item_per_line(text)
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
@@ -2662,11 +2742,20 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
         hits = None
         placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
     if "\n" in lower:  # a section label on a line of its own ("## Answer", "Notes"): no candidate (not an echo)
-        placeholders = placeholders + _section_labels(lower, hits)
+        labels = _section_labels(lower, hits)
+        if labels:
+            placeholders = placeholders + labels
+            # a "Final Answer" heading: the reasoning above it is superseded, as by "Final answer:"
+            final = next((start for start, end in reversed(labels) if "final" in lower[start:end]), 0)
+            if final:
+                superseded = [*superseded, (0, final)]
     if placeholders or spans:
         text = blank(text, spans + placeholders)
-        return Response(text, raw, bool(spans), truncated, text.lower())
+        response = Response(text, raw, bool(spans), truncated, text.lower())
+        response.superseded = superseded
+        return response
     response = Response(text, raw, False, truncated, lower)
+    response.superseded = superseded
     if hits is not None:  # the text scanned is the response's: its rules read these hits
         response._hits = {_KEYS: hits[:_N_KEY_GROUPS]}
     return response
