@@ -682,6 +682,8 @@ def _extended_before(text: str, start: int) -> bool:
     if _OPTION_LABEL_RE.match(head) is not None:  # "Option B: A": a label of a candidate, not a title's start
         return False
     words = head.split()
+    if len(words) == 1 and words[0][-1] == ":" and _LABEL_WORD_RE.fullmatch(words[0]) is not None:
+        return False  # "Odpowiedź: A", "Svar: A": a label word alone before the title on its line, in any language
     for i in range(len(words) - 1, -1, -1):
         word = words[i]
         if i == len(words) - 1 and word.endswith(":"):
@@ -695,6 +697,10 @@ def _extended_before(text: str, start: int) -> bool:
         lowered = word.lower()
         return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
     return False
+#: A label word: one word, capitalised then lower case, and a colon, alone at its line's start before a title
+#: ("Antwort:", "Odpowiedź:", "Відповідь:"): a lead-in in any language, not the start of a longer title.  A word
+#: with a second capital or a digit ("BERT:", "LoRA:", "GPT-4:") is a method's name that a title opens with.
+_LABEL_WORD_RE = re.compile(r"[*_]*[^\W\d_][^\W\d_A-Z\u0400-\u042f]{1,15}[*_]*:")
 #: A label of one of several candidates, the whole of what stands before a title on its line ("Option B:",
 #: "**Candidate 2** -", "Alternative:").
 _OPTION_LABEL_RE = re.compile(r"[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*(?:[a-z0-9]{1,2})?"
@@ -2160,18 +2166,20 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
 
 #: What withdraws the values after it: a label of rejected candidates ("Alternatives considered and rejected:",
 #: "Rejected alternative:", "Ruled out:") or an account of what the answer wrote before ("earlier I wrote",
-#: "I previously said", "I had mistakenly given").
+#: "I previously said", "I had mistakenly given", "my first guess was").
 REJECTION_RE = re.compile(
-    r"\b(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
+    r"\b(?:(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
     r"(?:\s+(?:alternatives?|candidates?|options?|answers?|guesses|ids?|titles?|names?|years?))?[ \t*_]*:"
     r"|(?:earlier|previously|before|originally|initially|at\s+first)\s*,?\s*i\s+(?:had\s+)?"
     r"|i\s+(?:had\s+)?(?:earlier|previously|originally|initially|first|mistakenly|wrongly)\s+)"
-    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated)",
+    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated)"
+    r"|my\s+(?:first|initial|original|earlier|previous|old)\s+(?:guess|answer|pick|choice|thought)\s+was)",
     re.IGNORECASE,
 )
 #: Every match holds one of these (on ASCII text; see :class:`CaseFree`): a rejection word, or "i" and the verb or
 #: adverb of the account (``_ACCOUNT_KEY_RE``).
-_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclud", "eliminat")
+_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclud", "eliminat", "guess was",
+                                    "answer was", "pick was", "choice was", "thought was")
 #: The account's key: one pattern with the literal prefix "i " (re scans for the prefix in C), not a find per verb.
 _ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
                              r"|originally|initially|first|mistakenly|wrongly)\b")
