@@ -13,7 +13,9 @@ retracted and do not count):
   rubric, a refusal (even one holding a request id or a cut-off year) offer none and score 0.00 for every kind.
 * **committed part**: a response that takes back what it said ("Final answer: B", "scratch that", "I meant B")
   or concedes what others say ("Some say A; in fact B") is graded on what it commits to
-  (:func:`grade_committed`; the whole response when that part offers no answer).
+  (:func:`grade_committed`; the whole response when that part offers no answer); so is a chat transcript's last
+  assistant turn, and the text after reasoning or a tool call (:func:`verifiers.arxiv.matching.turn_spans`).  A
+  service's error reply (:func:`verifiers.arxiv.offers.service_error`) is evasive.
 * **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
   are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005); old-style IDs (``cs/0601001``) are IDs.
   A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix"), or that its

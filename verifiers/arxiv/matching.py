@@ -2254,10 +2254,15 @@ _TRACE_BLOCK_RE = re.compile(r"<(think|thinking|reasoning|reflection|scratchpad|
                              re.IGNORECASE | re.DOTALL)
 #: The tags of reasoning blocks (the others of ``_TRACE_BLOCK_RE`` hold a tool's call or result).
 _REASONING_TAGS = frozenset({"think", "thinking", "reasoning", "reflection", "scratchpad"})
-#: A tool call written as JSON: an object naming the tool, then its arguments (an object or a string).
-_TOOL_CALL_RE = re.compile(r"\{\s*[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*[\"'][^\"'\n]{0,80}[\"']\s*,\s*"
+#: A tool call written as JSON: an object naming the tool, then its arguments (an object or a string).  A tool
+#: that answers ("final_answer", "submit_answer", "respond") carries the answer in its arguments: no request.
+_TOOL_CALL_RE = re.compile(r"\{\s*[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*[\"'](?![^\"'\n]{0,40}"
+                           r"(?:answer|submit|final|respond|reply))[^\"'\n]{0,80}[\"']\s*,\s*"
                            r"[\"'](?:arguments|args|parameters|input)[\"']\s*:\s*(?:\{[^{}]{0,2000}\}|\"(?:[^\"\\\\]"
                            r"|\\.){0,2000}\")\s*\}")
+#: The name of a tool that answers, in a call ("name": "final_answer"): its block is the answer, not a request.
+_ANSWER_TOOL_RE = re.compile(r"[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*[\"'][^\"'\n]{0,40}"
+                             r"(?:answer|submit|final|respond|reply)", re.IGNORECASE)
 _has_call_key = contains_any(("arguments", "args", "parameters", "input"))
 #: A line quoting an earlier message, as e-mail replies do ("> On Monday, you wrote:", "> Is it W?").
 _QUOTED_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.MULTILINE)
@@ -2278,7 +2283,7 @@ def trace_spans(text: str) -> list[tuple[int, int]]:
         think = [m.end() for m in blocks if m.group(1).lower() in _REASONING_TAGS]
         if think:
             spans.append((0, think[-1]))
-        spans += [m.span() for m in blocks]
+        spans += [m.span() for m in blocks if _ANSWER_TOOL_RE.search(text, m.start(), m.end()) is None]
     if "{" in text and _has_call_key(text):
         spans += [m.span() for m in _TOOL_CALL_RE.finditer(text)]
     if not spans or not text[max(end for _, end in spans):].strip(" \t\n>→=-"):

@@ -31,9 +31,9 @@ _METADATA_RE = re.compile(
 
 #: The start of a service's error reply: an HTTP status line with a client or server error code ("HTTP/1.1 429 Too
 #: Many Requests", "HTTP 503"), or a JSON object whose first key is an error that is set ("{"error":
-#: {"code": 404, ...}}", not "{"error": null, ...}").
+#: {"code": 404, ...}}", not "{"error": null, ...}"; the outer braces optional: BibTeX's unbracing may take them).
 _SERVICE_ERROR_RE = re.compile(r"[\s*_`>→=-]*(?:(?:```|~~~)[\w-]*\s*)?(?:http(?:/[0-9](?:\.[0-9])?)?\s+[45][0-9]{2}\b"
-                               r"|\{\s*[\"'](?:error|errors|fault)[\"']\s*:(?!\s*(?:null|false|\"\"|\[\s*\]|\{\s*\})))",
+                               r"|\{?\s*[\"'](?:error|errors|fault)[\"']\s*:(?!\s*(?:null|false|\"\"|\[\s*\]|\{\s*\})))",
                                re.IGNORECASE)
 #: A line of such a reply after its start: an HTTP header (a hyphenated name, "Retry-After: 2019", "X-Request-Id:
 #: ...", or one of the one-word headers), a line of JSON, a code fence.  Answer labels ("Answer:") are no headers.
