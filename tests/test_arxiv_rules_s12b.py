@@ -229,3 +229,12 @@ def test_an_account_of_a_first_guess_gives_it_up(paper: object, other: object, k
     assert grade(task_id, form.format(w=wrong, r=right)).correctness == 1.0
     g = grade(task_id, form.format(w=right, r=wrong))
     assert (g.correctness, g.well_formed) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(("output", "composite"), [
+    ("My guesses, in order: Ian Goodfellow; Yoshua Bengio.", 0.75),  # ranked candidates are still candidates
+    ("Candidates in order of likelihood: Yoshua Bengio, Ian Goodfellow", 0.75),
+    ("Authors in order: Ian Goodfellow, Jean Pouget-Abadie, Mehdi Mirza.", 1.0),  # an author list, not candidates
+])
+def test_ranked_candidates_examples(output: str, composite: float) -> None:
+    assert grade("1406.2661/author", output).composite == composite

@@ -1704,11 +1704,13 @@ _SUBJECT_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 #: another option"; not "there are", "which is").
 _CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
 #: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter, a
-#: list item's number ("Options:\n1. A"), linking and hedging words ("Candidates that come to mind: A"), but not a
+#: list item's number ("Options:\n1. A"), linking and hedging words ("Candidates that come to mind: A"), a ranking
+#: ("My best guesses, in order: A; B": ranked candidates are still candidates), but not a
 #: name's initial ("Top candidates: A", "Option 2 - A", "Another possibility, though, is A", "My second guess
 #: would be A", "torn between A and B", "torn between G. Hinton and B").
 _CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{1,2}(?:[.)](?=\s)|\b)|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
                           r"|\b(?:come|comes|spring|springs)\s+to\s+mind\b"
+                          r"|\b(?:in\s+order\s+of\s+(?:likelihood|preference|confidence)|in\s+(?:that\s+)?order|ranked)\b"
                           r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
                           r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
                           r"|that|which"
