@@ -517,8 +517,10 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     years = find_years(r.text)
     if "(" in r.text or "[" in r.text:  # a date in a bracket's metadata is no answer
         years = [y for y in years if not _bracket_metadata(r, y[1])]
-    if years and ":" in r.text and r.may_refuse() and r.refuses():  # "I can't answer: it failed at 14:32 on ..."
-        years = [y for y in years if not _timestamp(r, y[1])]
+    if years and ":" in r.text:  # "I can't answer: it failed at 14:32 on ...": a timestamp (the refusal last: costly)
+        stamped = [y for y in years if _timestamp(r, y[1])]
+        if stamped and r.may_refuse() and r.refuses():
+            years = [y for y in years if y not in stamped]
     offered = _offered(r, years)
     if not offered:
         return no_answer(f"year {want}", "a 4-digit year", r, hint)
@@ -567,10 +569,10 @@ _TIME_BEFORE_RE = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*(?:[ap]\.?m\.?
 
 
 def _timestamp(r: Response, start: int) -> bool:
-    """Whether the year at ``start``, in a response that refuses, is a date with a time of day before or after it
-    (a log's timestamp: "I can't answer: the lookup failed at 14:32 on 2020-05-01", "... on 2020-05-01 14:32"):
-    the time dates the failure, not the paper (issue 17 class 6).  A submission cue before it ("submitted on
-    2017-06-12 17:57") keeps it an answer."""
+    """Whether the year at ``start`` is a date with a time of day before or after it, a log's timestamp in a
+    response that refuses (the caller checks that): "I can't answer: the lookup failed at 14:32 on 2020-05-01",
+    "... on 2020-05-01 14:32"; the time dates the failure, not the paper (issue 17 class 6).  A submission cue
+    before it ("submitted on 2017-06-12 17:57") keeps it an answer."""
     if _TIME_AFTER_RE.match(r.text, start, start + 40) is None and _TIME_BEFORE_RE.search(
             r.lower, max(0, start - 40), start) is None:
         return False

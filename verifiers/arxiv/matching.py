@@ -1726,7 +1726,7 @@ class Response:
         self._may_refuse: bool | None = None
         self._refuses: bool | None = None
         self._hits: dict[KeyTable, tuple[KeyHits, ...]] | None = None
-        self.superseded: list[tuple[int, int]] = []
+        self.superseded: tuple[tuple[int, int], ...] = ()
 
     def hits(self, table: KeyTable) -> tuple[KeyHits, ...]:
         """Where the keys of ``table``'s groups occur in ``lower`` (:meth:`KeyTable.scan`), read once per
@@ -2266,6 +2266,8 @@ _ANSWER_TOOL_RE = re.compile(r"[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*
 _has_call_key = contains_any(("arguments", "args", "parameters", "input"))
 #: A line quoting an earlier message, as e-mail replies do ("> On Monday, you wrote:", "> Is it W?").
 _QUOTED_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.MULTILINE)
+#: The attribution of a quoted message ("On Monday, you wrote:", "You asked:", "Jane Doe writes:").
+_ATTRIBUTION_RE = re.compile(r"\b(?:wrote|writes|asked|asks|said|says)[ \t]*:", re.IGNORECASE)
 #: Every text holding a role line or a role field holds one of these (lower case), or a quoted line.
 _has_turn_key = contains_any(("user:", "human:", "system:", "ai:", "role\"", "role'", "\n>"))
 
@@ -2296,8 +2298,8 @@ def turn_spans(r: Response) -> list[tuple[int, int]]:
     (``r.superseded``: the reasoning before a "Final Answer" heading or a ``<think>`` block's end, tool calls
     and their results, :func:`trace_spans`); in a chat transcript (role lines or a ``messages`` array with a
     user's or system's turn and an assistant's), everything but the last assistant turn (a user's question "Is
-    it W?" offers no W); e-mail quotes ("> " lines) followed by unquoted text, another's words.  ``[]`` when
-    none applies."""
+    it W?" offers no W); quoted messages followed by unquoted text (:func:`_quoted_messages`), another's words.
+    ``[]`` when none applies."""
     text, spans = r.text, list(r.superseded)
     roles = [(m.start(), m.end(), m.group(1).lower()) for m in _ROLE_LINE_RE.finditer(text)]
     if not roles and "role" in r.lower:
@@ -2310,10 +2312,22 @@ def turn_spans(r: Response) -> list[tuple[int, int]]:
             spans.append((roles[last + 1][0], len(text)))
         return spans
     if ">" in text:
-        quoted = [m.span() for m in _QUOTED_LINE_RE.finditer(text)]
-        if quoted and text[quoted[-1][1]:].strip():
-            spans += quoted
+        spans += _quoted_messages(text)
     return spans
+
+
+def _quoted_messages(text: str) -> list[tuple[int, int]]:
+    """The blocks of quoted lines ("> ...") that quote an earlier message, followed by unquoted text: a block with
+    an attribution ("On Monday, you wrote:", "You asked:") or ending in a question ("> Is it W?").  Another
+    quoted block is the answer's own markup (a blockquote) and stays."""
+    blocks: list[tuple[int, int]] = []
+    for m in _QUOTED_LINE_RE.finditer(text):
+        if blocks and text[blocks[-1][1]:m.start()].strip() == "":
+            blocks[-1] = (blocks[-1][0], m.end())
+        else:
+            blocks.append(m.span())
+    return [(a, b) for a, b in blocks if text[b:].strip() and (
+        text[a:b].rstrip(" \t*_\"'”’").endswith("?") or _ATTRIBUTION_RE.search(text, a, b) is not None)]
 
 
 def committed_part(r: Response) -> Response | None:
@@ -2735,11 +2749,11 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
         text = unbrace_bibtex(text)
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
-    superseded: list[tuple[int, int]] = []
+    superseded: tuple[tuple[int, int], ...] = ()
     if not plain:
         text = squeeze_spaces(text)
         if "</" in text or "{" in text:  # tags and JSON before one_item_per_line rewrites them (same length)
-            superseded = trace_spans(text)
+            superseded = tuple(trace_spans(text))
         text = one_item_per_line(text)
     lower = text.lower()
     spans: list[tuple[int, int]] = []
@@ -2761,7 +2775,7 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
             # a "Final Answer" heading: the reasoning above it is superseded, as by "Final answer:"
             final = next((start for start, end in reversed(labels) if "final" in lower[start:end]), 0)
             if final:
-                superseded = [*superseded, (0, final)]
+                superseded = (*superseded, (0, final))
     if placeholders or spans:
         text = blank(text, spans + placeholders)
         response = Response(text, raw, bool(spans), truncated, text.lower())
