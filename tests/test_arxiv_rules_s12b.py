@@ -114,6 +114,8 @@ def test_the_last_assistant_turn_is_graded(paper: object, other: object, kind: s
 @pytest.mark.parametrize(("task_id", "output", "correctness"), [
     ("1406.2661/year", "> On Friday you asked:\n> Is it 2015?\n\nIt is 2014.", 1.0),  # an e-mail quote
     ("1406.2661/year", "> 2014", 1.0),  # a quote and nothing after it: the quote is the answer
+    ("1406.2661/title", "> Generative Adversarial Networks\n\nA classic by Goodfellow.", 1.0),  # a blockquote
+    ("1406.2661/year", "> Jane wrote:\n> 2015, surely.\n\nNo: 2014.", 1.0),  # an attributed quote
     ("1406.2661/year", "User: which year?\nAssistant: I don't know, sorry.", 0.0),  # the assistant refuses
 ])
 def test_transcript_examples(task_id: str, output: str, correctness: float) -> None:
