@@ -2184,12 +2184,14 @@ _REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss",
 _ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
                              r"|originally|initially|first|mistakenly|wrongly)\b")
 _REJECTION = CaseFree(REJECTION_RE)
+#: Every text holding a role line or a role field of a transcript holds one of these (lower case), or a quoted line.
+_TURN_KEYS: tuple[str, ...] = ("user:", "human:", "system:", "ai:", "role\"", "role'", "\n>")
 #: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
 #: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), the first words of a
-#: concession (group 4) and the keys of a rejection (group 5: ``_REJECTION_KEYS``, a scan of the text per key
-#: otherwise).
+#: concession (group 4), the keys of a rejection (group 5: ``_REJECTION_KEYS``, a scan of the text per key
+#: otherwise) and of a transcript's turns (group 6: ``_TURN_KEYS``).
 _KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS,
-                 _REJECTION_KEYS)
+                 _REJECTION_KEYS, _TURN_KEYS)
 
 
 def rejected_spans(r: Response) -> list[tuple[int, int]]:
@@ -2268,8 +2270,6 @@ _has_call_key = contains_any(("arguments", "args", "parameters", "input"))
 _QUOTED_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.MULTILINE)
 #: The attribution of a quoted message ("On Monday, you wrote:", "You asked:", "Jane Doe writes:").
 _ATTRIBUTION_RE = re.compile(r"\b(?:wrote|writes|asked|asks|said|says)[ \t]*:", re.IGNORECASE)
-#: Every text holding a role line or a role field holds one of these (lower case), or a quoted line.
-_has_turn_key = contains_any(("user:", "human:", "system:", "ai:", "role\"", "role'", "\n>"))
 
 
 def trace_spans(text: str) -> list[tuple[int, int]]:
@@ -2337,7 +2337,7 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if _fewer_than_two_gaps(text):  # a retraction or a concession takes a few words: not "A B"
         return None
-    turns = turn_spans(r) if r.superseded or _has_turn_key(r.lower) or r.lower[:1] == ">" else []
+    turns = turn_spans(r) if r.superseded or r.hits(_KEYS)[6] or r.lower[:1] == ">" else []
     retract, concede = r.hits(_KEYS)[2:4]
     if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None and (
             not turns):
