@@ -1931,13 +1931,19 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     return 0.0, 1.0, f"expected first author {name} (last name {last}){hint}, response said {quote(r.raw)}{why}"
 
 
+#: What a service's error reply may start with (:func:`verifiers.arxiv.offers.service_error` reads it in full):
+#: one character matched in place of a call per grade.
+_SERVICE_START_RE = re.compile(r"[\s*_`>→=\-hH{\"']")
+
+
 def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response) -> Verdict:
     """``grader(m, r)`` on what the response commits to: when it takes back what it said before ("Final
     answer: B", "scratch that", "I meant B") or concedes what others say ("Some say A; in fact B"), the part
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
-    if verdict[1] and service_error(r.text):  # "HTTP/1.1 429 ...\nRetry-After: 2019": a server's reply, no answer
+    # "HTTP/1.1 429 ...\nRetry-After: 2019": a server's reply, no answer
+    if verdict[1] and _SERVICE_START_RE.match(r.text) is not None and service_error(r.text):
         return 0.0, 0.0, ("no answer: the response is a service's error reply (an HTTP error status and its "
                           f"headers, or an error JSON), whose numbers are no answer; response: {quote(r.raw)}")
     if verdict[0] in (1.0, 0.0) and verdict[1] and "if " in r.lower:  # "If you mean X, A; otherwise B": two

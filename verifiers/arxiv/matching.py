@@ -2272,13 +2272,13 @@ _QUOTED_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.MULTILINE)
 _ATTRIBUTION_RE = re.compile(r"\b(?:wrote|writes|asked|asks|said|says)[ \t]*:", re.IGNORECASE)
 
 
-def trace_spans(text: str) -> list[tuple[int, int]]:
+def trace_spans(text: str, brace: bool = True) -> list[tuple[int, int]]:
     """What an agent's trace holds before its answer, as spans of ``text`` (read by :func:`prepare` before its
     layout steps rewrite tags and JSON): from the start to the end of the last ``<think>``-like block (reasoning
     the text after it supersedes, as "Final answer:" does), each tool call or result block
     (``_TRACE_BLOCK_RE``) and each tool call written as JSON (``_TOOL_CALL_RE``): its query repeats the question,
     the agent's request, not its answer.  ``[]`` when nothing but blanks follows the last of them: the trace is
-    then all there is to grade."""
+    then all there is to grade.  ``brace``: whether ``text`` may hold a "{" (``False`` skips the JSON search)."""
     spans: list[tuple[int, int]] = []
     if "</" in text:
         blocks = [m for m in _TRACE_BLOCK_RE.finditer(text)]
@@ -2286,7 +2286,7 @@ def trace_spans(text: str) -> list[tuple[int, int]]:
         if think:
             spans.append((0, think[-1]))
         spans += [m.span() for m in blocks if _ANSWER_TOOL_RE.search(text, m.start(), m.end()) is None]
-    if "{" in text and _has_call_key(text):
+    if brace and "{" in text and _has_call_key(text):
         spans += [m.span() for m in _TOOL_CALL_RE.finditer(text)]
     if not spans or not text[max(end for _, end in spans):].strip(" \t\n>→=-"):
         return []
@@ -2746,14 +2746,16 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
     text = strip_markup(unconfuse(raw))
-    if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
+    brace = "{" in text
+    if brace:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
         text = unbrace_bibtex(text)
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
     superseded: tuple[tuple[int, int], ...] = ()
     if not plain:
         text = squeeze_spaces(text)
-        if "</" in text or "{" in text:  # tags and JSON before one_item_per_line rewrites them (same length)
-            superseded = tuple(trace_spans(text))
+        # tags and JSON before one_item_per_line rewrites them (same length); no brace before unbracing, none after
+        if brace or "</" in text:
+            superseded = tuple(trace_spans(text, brace))
         text = one_item_per_line(text)
     lower = text.lower()
     spans: list[tuple[int, int]] = []
