@@ -13,7 +13,9 @@ retracted and do not count):
   rubric, a refusal (even one holding a request id or a cut-off year) offer none and score 0.00 for every kind.
 * **committed part**: a response that takes back what it said ("Final answer: B", "scratch that", "I meant B")
   or concedes what others say ("Some say A; in fact B") is graded on what it commits to
-  (:func:`grade_committed`; the whole response when that part offers no answer).
+  (:func:`grade_committed`; the whole response when that part offers no answer); so is a chat transcript's last
+  assistant turn, and the text after reasoning or a tool call (:func:`verifiers.arxiv.matching.turn_spans`).  A
+  service's error reply (:func:`verifiers.arxiv.offers.service_error`) is evasive.
 * **id / year**: the right value alone is correct; with other distinct values it is hedged; only wrong values
   are wrong.  An arXiv ID is never a year (``2005.14165`` is not 2005); old-style IDs (``cs/0601001``) are IDs.
   A value given as context right after a cue ("see also", "cf.", "related:", "the YYMM prefix"), or that its
@@ -98,7 +100,7 @@ from verifiers.arxiv.matching import (
     year_of,
 )
 from verifiers.arxiv.normalise import DISCOURSE_WORDS, NON_CONTENT_WORDS, NON_NAME_WORDS, listing, quote, words_of
-from verifiers.arxiv.offers import offers_nothing, only_titles
+from verifiers.arxiv.offers import offers_nothing, only_titles, service_error
 from verifiers.arxiv.papers import GIVEN_NAME_FORMS, PAPERS
 
 #: Conciseness is 1.0 up to this many characters of (stripped) output ...
@@ -517,8 +519,8 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
     if "(" in r.text or "[" in r.text:  # a date in a bracket's metadata is no answer
         years = [y for y in years if not _bracket_metadata(r, y[1])]
     if years and ":" in r.text:  # a log's timestamp in a refusal or a service's message: no answer
-        stamped = [y for y in years if _timestamp(r.text, y[1], y[2])]
-        if stamped and (r.may_refuse() and r.refuses() or METADATA_IN_BRACKET_RE.search(r.lower) is not None):
+        stamped = [y for y in years if _timestamp(r, y[1])]
+        if stamped and (METADATA_IN_BRACKET_RE.search(r.lower) is not None or r.may_refuse() and r.refuses()):
             years = [y for y in years if y not in stamped]
     offered = _offered(r, years)
     if not offered:
@@ -543,21 +545,6 @@ def grade_year(m: PaperMatcher, r: Response) -> Verdict:
 _TIME_AFTER_RE = re.compile(r"[\w/.-]*[T\s,]+\d{1,2}:\d{2}")
 
 
-#: A time of day right before a date ("10:45 on 12.03.2024", "10:45, 2024-03-12", "at 10:45 UTC on 12/03/2024"):
-#: up to the year's start, only the date's day and month may follow the time.
-_TIME_BEFORE_RE = re.compile(r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*(?:[ap]\.?m\.?|utc|gmt|[a-z]{3}))?"
-                             r"[ \t,]*(?:on[ \t]+)?(?:[0-9]{1,2}[./-]){0,2}\Z", re.IGNORECASE)
-
-
-def _timestamp(text: str, start: int, end: int) -> bool:
-    """Whether the year at ``text[start:end]`` is part of a date with a time of day, after it ("12/03/2021 14:05",
-    "2021-06-12 10:00") or before it ("10:45 on 12.03.2024"): a log line's or a status page's timestamp, which in
-    a refusal or beside a service's metadata ("status 500", "try again") dates the failure, not the paper (README,
-    Refusals)."""
-    return _TIME_AFTER_RE.match(text, end, end + 40) is not None or (
-        _TIME_BEFORE_RE.search(text, max(0, start - 30), start) is not None)
-
-
 def _bracket_metadata(r: Response, start: int) -> bool:
     """Whether the year at ``start`` sits in an open bracket ("(" or "[", on its line, at most 80 characters back) as
     metadata: after a metadata label in the same bracket (:data:`verifiers.arxiv.matching.METADATA_IN_BRACKET_RE`,
@@ -573,6 +560,27 @@ def _bracket_metadata(r: Response, start: int) -> bool:
     if METADATA_IN_BRACKET_RE.search(r.lower, opening, start):
         return True
     return r.may_refuse() and r.refuses() and _TIME_AFTER_RE.match(text, start, start + 40) is not None
+
+
+#: A time of day right before a date ("10:45 on 12.03.2024", "at 14:32 on 2020-05-01", "14:32 UTC, 1 May 2020",
+#: "at 10:45 UTC on 12/03/2024"), read on the lower-case text up to the year: only the date's day and month (or
+#: weekday) may follow the time.
+_TIME_BEFORE_RE = re.compile(r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*(?:[ap]\.?m\.?|utc|gmt|[a-z]{3}))?"
+                             r"[ \t,]*(?:on[ \t]+)?"
+                             r"(?:(?:the[ \t]+)?(?:\d{1,2}(?:st|nd|rd|th)?|[a-z]{3,9}\.?)[ \t,]+){0,2}[\d/.-]{0,6}\Z")
+
+
+def _timestamp(r: Response, start: int) -> bool:
+    """Whether the year at ``start`` is part of a date with a time of day after it ("12/03/2021 14:05",
+    "2021-06-12 10:00", "2015-07-01T10:22:00Z") or before it ("10:45 on 12.03.2024", "failed at 14:32 on
+    2020-05-01"): a log line's or a status page's timestamp, which in a refusal or beside a service's metadata
+    ("status 500", "try again"; the caller checks that) dates the failure, not the paper (README, Refusals;
+    issue 17 class 6).  A submission cue
+    before it ("submitted on 2017-06-12 17:57") keeps it an answer."""
+    if _TIME_AFTER_RE.match(r.text, start, start + 40) is None and _TIME_BEFORE_RE.search(
+            r.lower, max(0, start - 40), start) is None:
+        return False
+    return not _submission_before(r.lower, start, {})
 
 
 #: An alternation right before a year: it offers the year as an alternative, whatever event a cue before names
@@ -1753,11 +1761,13 @@ _SUBJECT_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 #: another option"; not "there are", "which is").
 _CUE_COPULA_RE = re.compile(r"(?<!there )(?<!which )(?<!that )\b(?:is|was|are|were)\b|(?<!there)['’]re\b")
 #: Between a cue and the names it offers: punctuation, markup, a table's rule, an option's number or letter, a
-#: list item's number ("Options:\n1. A"), linking and hedging words ("Candidates that come to mind: A"), but not a
+#: list item's number ("Options:\n1. A"), linking and hedging words ("Candidates that come to mind: A"), a ranking
+#: ("My best guesses, in order: A; B": ranked candidates are still candidates), but not a
 #: name's initial ("Top candidates: A", "Option 2 - A", "Another possibility, though, is A", "My second guess
 #: would be A", "torn between A and B", "torn between G. Hinton and B").
 _CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{1,2}(?:[.)](?=\s)|\b)|\b[a-h]\b(?!\.[ \t]*[^\W\d_])"
                           r"|\b(?:come|comes|spring|springs)\s+to\s+mind\b"
+                          r"|\b(?:in\s+order\s+of\s+(?:likelihood|preference|confidence)|in\s+(?:that\s+)?order|ranked)\b"
                           r"|\b(?:is|are|was|were|be|would|could|might|may|include[sd]?"
                           r"|including|between|maybe|perhaps|possibly|probably|though|however|also|then|it|it['’]s"
                           r"|that|which"
@@ -1996,18 +2006,30 @@ def grade_author(m: PaperMatcher, r: Response) -> Verdict:
     return 0.0, 1.0, f"expected first author {name} (last name {last}){hint}, response said {quote(r.raw)}{why}"
 
 
+#: What a service's error reply may start with (:func:`verifiers.arxiv.offers.service_error` reads it in full):
+#: one character matched in place of a call per grade.
+_SERVICE_START_RE = re.compile(r"[\s*_`>→=\-hH{\"']")
+
+
 def grade_committed(grader: Callable[[PaperMatcher, Response], Verdict], m: PaperMatcher, r: Response) -> Verdict:
     """``grader(m, r)`` on what the response commits to: when it takes back what it said before ("Final
     answer: B", "scratch that", "I meant B") or concedes what others say ("Some say A; in fact B"), the part
     without that (:func:`verifiers.arxiv.matching.committed_part`) is graded first, and it counts when it
     offers an answer or refuses; otherwise the whole response is graded."""
     verdict = grader(m, r)
+    # "HTTP/1.1 429 ...\nRetry-After: 2019": a server's reply, no answer
+    if verdict[1] and _SERVICE_START_RE.match(r.text) is not None and service_error(r.text):
+        return 0.0, 0.0, ("no answer: the response is a service's error reply (an HTTP error status and its "
+                          f"headers, or an error JSON), whose numbers are no answer; response: {quote(r.raw)}")
     if verdict[0] in (1.0, 0.0) and verdict[1] and "if " in r.lower:  # "If you mean X, A; otherwise B": two
         verdict = _conditional_hedge(grader, m, r, verdict)  # answers, hedged, whichever branch comes first
     if not verdict[1]:  # no answer in the whole response: none in a part of it either
         return verdict
     part = committed_part(r)
     if part is not None:
+        if service_error(part.text):  # a tool's call, then its error reply: "-> {"error": "rate limited"}"
+            return 0.0, 0.0, ("no answer: what the response commits to is a service's error reply; response: "
+                              f"{quote(r.raw)}")
         committed = grader(m, part)
         if committed[1] or part.refuses():
             return committed

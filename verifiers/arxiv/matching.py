@@ -704,6 +704,8 @@ def _extended_before(text: str, start: int) -> bool:
     if _OPTION_LABEL_RE.match(head) is not None:  # "Option B: A": a label of a candidate, not a title's start
         return False
     words = head.split()
+    if len(words) == 1 and words[0][-1] == ":" and _LABEL_WORD_RE.fullmatch(words[0]) is not None:
+        return False  # "Odpowiedź: A", "Svar: A": a label word alone before the title on its line, in any language
     for i in range(len(words) - 1, -1, -1):
         word = words[i]
         if i == len(words) - 1 and word.endswith(":"):
@@ -717,6 +719,10 @@ def _extended_before(text: str, start: int) -> bool:
         lowered = word.lower()
         return lowered not in NON_NAME_WORDS and not lowered.endswith(("'s", "’s"))
     return False
+#: A label word: one word, capitalised then lower case, and a colon, alone at its line's start before a title
+#: ("Antwort:", "Odpowiedź:", "Відповідь:"): a lead-in in any language, not the start of a longer title.  A word
+#: with a second capital or a digit ("BERT:", "LoRA:", "GPT-4:") is a method's name that a title opens with.
+_LABEL_WORD_RE = re.compile(r"[*_]*[^\W\d_][^\W\d_A-Z\u0400-\u042f]{1,15}[*_]*:")
 #: A label of one of several candidates, the whole of what stands before a title on its line ("Option B:",
 #: "**Candidate 2** -", "Alternative:").
 _OPTION_LABEL_RE = re.compile(r"[ \t*_#>-]*(?:option|candidate|alternative|choice|possibility)[ \t]*(?:[a-z0-9]{1,2})?"
@@ -1786,9 +1792,12 @@ class Response:
         raw: the output as given (first ``MAX_GRADED_CHARS`` characters), for quoting in feedback.
         echoed: a copy of the question or rubric was removed.
         truncated: the output was longer than ``MAX_GRADED_CHARS`` characters.
+        superseded: spans that :func:`prepare` found superseded by what follows (:func:`trace_spans`), before
+            its layout steps changed their tags: reasoning and tool calls; :func:`committed_part` drops them.
     """
 
-    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses", "_hits")
+    __slots__ = ("text", "lower", "raw", "echoed", "truncated", "ascii", "_may_refuse", "_refuses", "_hits",
+                 "superseded")
 
     def __init__(self, text: str, raw: str = "", echoed: bool = False, truncated: bool = False,
                  lower: str | None = None) -> None:
@@ -1801,6 +1810,7 @@ class Response:
         self._may_refuse: bool | None = None
         self._refuses: bool | None = None
         self._hits: dict[KeyTable, tuple[KeyHits, ...]] | None = None
+        self.superseded: tuple[tuple[int, int], ...] = ()
 
     def hits(self, table: KeyTable) -> tuple[KeyHits, ...]:
         """Where the keys of ``table``'s groups occur in ``lower`` (:meth:`KeyTable.scan`), read once per
@@ -2240,28 +2250,32 @@ def concession_spans(r: Response) -> list[tuple[int, int]]:
 
 #: What withdraws the values after it: a label of rejected candidates ("Alternatives considered and rejected:",
 #: "Rejected alternative:", "Ruled out:") or an account of what the answer wrote before ("earlier I wrote",
-#: "I previously said", "I had mistakenly given").
+#: "I previously said", "I had mistakenly given", "my first guess was").
 REJECTION_RE = re.compile(
-    r"\b(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
+    r"\b(?:(?:(?:considered\s+(?:and|but)\s+)?(?:rejected|ruled\s+out|discarded|dismissed|excluded|eliminated)"
     r"(?:\s+(?:alternatives?|candidates?|options?|answers?|guesses|ids?|titles?|names?|years?))?[ \t*_]*:"
     r"|(?:earlier|previously|before|originally|initially|at\s+first)\s*,?\s*i\s+(?:had\s+)?"
     r"|i\s+(?:had\s+)?(?:earlier|previously|originally|initially|first|mistakenly|wrongly)\s+)"
-    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated)",
+    r"(?:(?<=:)|wrote|written|said|gave|given|typed|put|listed|answered|stated)"
+    r"|my\s+(?:first|initial|original|earlier|previous|old)\s+(?:guess|answer|pick|choice|thought)\s+was)",
     re.IGNORECASE,
 )
 #: Every match holds one of these (on ASCII text; see :class:`CaseFree`): a rejection word, or "i" and the verb or
 #: adverb of the account (``_ACCOUNT_KEY_RE``).
-_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclud", "eliminat")
+_REJECTION_KEYS: tuple[str, ...] = ("reject", "ruled out", "discard", "dismiss", "exclud", "eliminat", "guess was",
+                                    "answer was", "pick was", "choice was", "thought was")
 #: The account's key: one pattern with the literal prefix "i " (re scans for the prefix in C), not a find per verb.
 _ACCOUNT_KEY_RE = re.compile(r"i (?:wrote|said|gave|had|typed|put|listed|answered|stated|previously|earlier"
                              r"|originally|initially|first|mistakenly|wrongly)\b")
 _REJECTION = CaseFree(REJECTION_RE)
+#: Every text holding a role line or a role field of a transcript holds one of these (lower case), or a quoted line.
+_TURN_KEYS: tuple[str, ...] = ("user:", "human:", "system:", "ai:", "role\"", "role'", "\n>")
 #: The keys a response is read for, in one pass (:meth:`Response.hits`): of a refusal (group 0), the first words of a
 #: refusal phrase (group 1), the keys of a retraction (group 2), of a concession (group 3), the first words of a
-#: concession (group 4) and the keys of a rejection (group 5: ``_REJECTION_KEYS``, a scan of the text per key
-#: otherwise).
+#: concession (group 4), the keys of a rejection (group 5: ``_REJECTION_KEYS``, a scan of the text per key
+#: otherwise) and of a transcript's turns (group 6: ``_TURN_KEYS``).
 _KEYS = KeyTable(_REFUSAL_KEYS, _REFUSAL_STARTS, _RETRACT_KEYS, _CONCESSION_KEYS, _CONCESSION_FIRST_WORDS,
-                 _REJECTION_KEYS)
+                 _REJECTION_KEYS, _TURN_KEYS)
 
 
 def rejected_spans(r: Response) -> list[tuple[int, int]]:
@@ -2313,6 +2327,93 @@ def _fewer_than_two_gaps(text: str) -> bool:
     return text.count(" ") + text.count("\n") < 2
 
 
+#: A role line of a chat transcript ("User:", "**Assistant:**", "> Human:"): its turn runs to the next role line.
+_ROLE_LINE_RE = re.compile(r"^[ \t*_>#]*(user|human|assistant|system|ai)[ \t*_]*:", re.IGNORECASE | re.MULTILINE)
+#: A role field of a chat's messages in JSON ("{"role": "user", "content": ...}").
+_ROLE_FIELD_RE = re.compile(r"[\"']role[\"'][ \t]*:[ \t]*[\"'](user|human|assistant|system|ai|developer|tool"
+                            r"|model)[\"']", re.IGNORECASE)
+#: The roles whose turns are the answerer's.
+_ANSWERER_ROLES = frozenset({"assistant", "ai", "model"})
+#: A block of reasoning or of a tool's call or result, in the tags models and agent frameworks write.
+_TRACE_BLOCK_RE = re.compile(r"<(think|thinking|reasoning|reflection|scratchpad|tool_call|tool_calls|tool_result"
+                             r"|tool_response|tool_use|function_call|function_result|tool_output)>.*?</\1>",
+                             re.IGNORECASE | re.DOTALL)
+#: The tags of reasoning blocks (the others of ``_TRACE_BLOCK_RE`` hold a tool's call or result).
+_REASONING_TAGS = frozenset({"think", "thinking", "reasoning", "reflection", "scratchpad"})
+#: A tool call written as JSON: an object naming the tool, then its arguments (an object or a string).  A tool
+#: that answers ("final_answer", "submit_answer", "respond") carries the answer in its arguments: no request.
+_TOOL_CALL_RE = re.compile(r"\{\s*[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*[\"'](?![^\"'\n]{0,40}"
+                           r"(?:answer|submit|final|respond|reply))[^\"'\n]{0,80}[\"']\s*,\s*"
+                           r"[\"'](?:arguments|args|parameters|input)[\"']\s*:\s*(?:\{[^{}]{0,2000}\}|\"(?:[^\"\\\\]"
+                           r"|\\.){0,2000}\")\s*\}")
+#: The name of a tool that answers, in a call ("name": "final_answer"): its block is the answer, not a request.
+_ANSWER_TOOL_RE = re.compile(r"[\"'](?:name|tool|function|tool_name)[\"']\s*:\s*[\"'][^\"'\n]{0,40}"
+                             r"(?:answer|submit|final|respond|reply)", re.IGNORECASE)
+_has_call_key = contains_any(("arguments", "args", "parameters", "input"))
+#: A line quoting an earlier message, as e-mail replies do ("> On Monday, you wrote:", "> Is it W?").
+_QUOTED_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.MULTILINE)
+#: The attribution of a quoted message ("On Monday, you wrote:", "You asked:", "Jane Doe writes:").
+_ATTRIBUTION_RE = re.compile(r"\b(?:wrote|writes|asked|asks|said|says)[ \t]*:", re.IGNORECASE)
+
+
+def trace_spans(text: str, brace: bool = True) -> list[tuple[int, int]]:
+    """What an agent's trace holds before its answer, as spans of ``text`` (read by :func:`prepare` before its
+    layout steps rewrite tags and JSON): from the start to the end of the last ``<think>``-like block (reasoning
+    the text after it supersedes, as "Final answer:" does), each tool call or result block
+    (``_TRACE_BLOCK_RE``) and each tool call written as JSON (``_TOOL_CALL_RE``): its query repeats the question,
+    the agent's request, not its answer.  ``[]`` when nothing but blanks follows the last of them: the trace is
+    then all there is to grade.  ``brace``: whether ``text`` may hold a "{" (``False`` skips the JSON search)."""
+    spans: list[tuple[int, int]] = []
+    if "</" in text:
+        blocks = [m for m in _TRACE_BLOCK_RE.finditer(text)]
+        think = [m.end() for m in blocks if m.group(1).lower() in _REASONING_TAGS]
+        if think:
+            spans.append((0, think[-1]))
+        spans += [m.span() for m in blocks if _ANSWER_TOOL_RE.search(text, m.start(), m.end()) is None]
+    if brace and "{" in text and _has_call_key(text):
+        spans += [m.span() for m in _TOOL_CALL_RE.finditer(text)]
+    if not spans or not text[max(end for _, end in spans):].strip(" \t\n>→=-"):
+        return []
+    return spans
+
+
+def turn_spans(r: Response) -> list[tuple[int, int]]:
+    """What is not the answer's final turn, as spans to blank (issue 17): what :func:`prepare` found superseded
+    (``r.superseded``: the reasoning before a "Final Answer" heading or a ``<think>`` block's end, tool calls
+    and their results, :func:`trace_spans`); in a chat transcript (role lines or a ``messages`` array with a
+    user's or system's turn and an assistant's), everything but the last assistant turn (a user's question "Is
+    it W?" offers no W); quoted messages followed by unquoted text (:func:`_quoted_messages`), another's words.
+    ``[]`` when none applies."""
+    text, spans = r.text, list(r.superseded)
+    roles = [(m.start(), m.end(), m.group(1).lower()) for m in _ROLE_LINE_RE.finditer(text)]
+    if not roles and "role" in r.lower:
+        roles = [(m.start(), m.end(), m.group(1).lower()) for m in _ROLE_FIELD_RE.finditer(text)]
+    if roles and any(role in _ANSWERER_ROLES for *_, role in roles) and any(
+            role not in _ANSWERER_ROLES for *_, role in roles):
+        last = max(i for i, (*_, role) in enumerate(roles) if role in _ANSWERER_ROLES)
+        spans.append((0, roles[last][1]))
+        if last + 1 < len(roles):
+            spans.append((roles[last + 1][0], len(text)))
+        return spans
+    if ">" in text:
+        spans += _quoted_messages(text)
+    return spans
+
+
+def _quoted_messages(text: str) -> list[tuple[int, int]]:
+    """The blocks of quoted lines ("> ...") that quote an earlier message, followed by unquoted text: a block with
+    an attribution ("On Monday, you wrote:", "You asked:") or ending in a question ("> Is it W?").  Another
+    quoted block is the answer's own markup (a blockquote) and stays."""
+    blocks: list[tuple[int, int]] = []
+    for m in _QUOTED_LINE_RE.finditer(text):
+        if blocks and text[blocks[-1][1]:m.start()].strip() == "":
+            blocks[-1] = (blocks[-1][0], m.end())
+        else:
+            blocks.append(m.span())
+    return [(a, b) for a, b in blocks if text[b:].strip() and (
+        text[a:b].rstrip(" \t*_\"'”’").endswith("?") or _ATTRIBUTION_RE.search(text, a, b) is not None)]
+
+
 def committed_part(r: Response) -> Response | None:
     """``r`` with what it takes back (:func:`retracted_prefix`) or concedes (:func:`concession_spans`) blanked,
     or ``None`` when it does neither: the graders grade this part first, and the whole response only when the
@@ -2320,10 +2421,12 @@ def committed_part(r: Response) -> Response | None:
     text = r.text
     if _fewer_than_two_gaps(text):  # a retraction or a concession takes a few words: not "A B"
         return None
+    turns = turn_spans(r) if r.superseded or r.hits(_KEYS)[6] or r.lower[:1] == ">" else []
     retract, concede = r.hits(_KEYS)[2:4]
-    if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None:
+    if not retract and not concede and not r.hits(_KEYS)[5] and _ACCOUNT_KEY_RE.search(r.lower) is None and (
+            not turns):
         return None
-    spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r)
+    spans = retracted_prefix(r) + concession_spans(r) + rejected_spans(r) + turns
     if not spans:
         return None
     text = blank(r.text, spans)
@@ -2736,13 +2839,19 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
     truncated = len(output) > MAX_GRADED_CHARS
     raw = output[:MAX_GRADED_CHARS] if truncated else output
     text = strip_markup(unconfuse(raw))
-    if "{" in text:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
+    brace = "{" in text
+    if brace:  # BibTeX's protective braces: "title={{Adam:} {A} {Method} ...}"
         text = unbrace_bibtex(text)
     if "'" in text and _may_hold_single_quoted_field(text):
         text = _SINGLE_QUOTED_FIELD_RE.sub(r'\1"\2"', text)  # same length: offsets into ``raw`` still hold
     plain = text.isascii() and not _has_layout_key(text)  # the usual short answer: none of the steps below applies
+    superseded: tuple[tuple[int, int], ...] = ()
     if not plain:
-        text = one_item_per_line(squeeze_spaces(text))
+        text = squeeze_spaces(text)
+        # tags and JSON before one_item_per_line rewrites them (same length); no brace before unbracing, none after
+        if brace or "</" in text:
+            superseded = tuple(trace_spans(text, brace))
+        text = one_item_per_line(text)
     lower = text.lower()
     spans: list[tuple[int, int]] = []
     for echo in echoes:
@@ -2757,11 +2866,20 @@ def prepare(output: str, echoes: Iterable[Phrase] = ()) -> Response:
         hits = None
         placeholders = [] if plain and not _may_hold_placeholder_name(lower) else placeholder_spans(text, lower)
     if "\n" in lower:  # a section label on a line of its own ("## Answer", "Notes"): no candidate (not an echo)
-        placeholders = placeholders + _section_labels(lower, hits)
+        labels = _section_labels(lower, hits)
+        if labels:
+            placeholders = placeholders + labels
+            # a "Final Answer" heading: the reasoning above it is superseded, as by "Final answer:"
+            final = next((start for start, end in reversed(labels) if "final" in lower[start:end]), 0)
+            if final:
+                superseded = (*superseded, (0, final))
     if placeholders or spans:
         text = blank(text, spans + placeholders)
-        return Response(text, raw, bool(spans), truncated, text.lower())
+        response = Response(text, raw, bool(spans), truncated, text.lower())
+        response.superseded = superseded
+        return response
     response = Response(text, raw, False, truncated, lower)
+    response.superseded = superseded
     if hits is not None:  # the text scanned is the response's: its rules read these hits
         response._hits = {_KEYS: hits[:_N_KEY_GROUPS]}
     return response

@@ -29,6 +29,34 @@ _METADATA_RE = re.compile(
     r"|\ball\s+rights\s+reserved\b",
     re.IGNORECASE)
 
+#: The start of a service's error reply: an HTTP status line with a client or server error code ("HTTP/1.1 429 Too
+#: Many Requests", "HTTP 503"), or a JSON object whose first key is an error that is set ("{"error":
+#: {"code": 404, ...}}", not "{"error": null, ...}"; the outer braces optional: BibTeX's unbracing may take them).
+_SERVICE_ERROR_RE = re.compile(r"[\s*_`>→=-]*(?:(?:```|~~~)[\w-]*\s*)?(?:http(?:/[0-9](?:\.[0-9])?)?\s+[45][0-9]{2}\b"
+                               r"|\{?\s*[\"'](?:error|errors|fault)[\"']\s*:(?!\s*(?:null|false|\"\"|\[\s*\]|\{\s*\})))",
+                               re.IGNORECASE)
+#: A line of such a reply after its start: an HTTP header (a hyphenated name, "Retry-After: 2019", "X-Request-Id:
+#: ...", or one of the one-word headers), a line of JSON, a code fence.  Answer labels ("Answer:") are no headers.
+_SERVICE_LINE_RE = re.compile(r"[ \t]*(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+[ \t]*:|(?:date|server|via|age|allow"
+                              r"|location|connection|expires|vary|etag|warning)[ \t]*:|[{}\[\]\"']|```|~~~|\Z)",
+                              re.IGNORECASE)
+
+
+def service_error(text: str) -> bool:
+    """Whether ``text`` is a service's error reply and nothing else: it opens with an HTTP error status line or an
+    error JSON (``_SERVICE_ERROR_RE``), and every other line is a header, JSON, a code fence
+    (``_SERVICE_LINE_RE``) or offers nothing (:func:`offers_nothing`: metadata, prose).  Why: a server wrote it
+    (issue 17 class 6); the numbers in it (a "Retry-After", a request id, a timestamp) are no year, title or ID,
+    so the reply is evasive, 0.00.  A reply followed by an answer ("... The title is X.") is not only that."""
+    start = _SERVICE_ERROR_RE.match(text)
+    if start is None:
+        return False
+    for line in text[start.end():].splitlines()[1:]:  # the lines after the status line's or the JSON's first
+        if _SERVICE_LINE_RE.match(line) is None and not offers_nothing(line):
+            return False
+    return True
+
+
 #: Placeholders spelled out (the README lists "TBD", "N/A" and "[TITLE]"; these are their words): a status, not
 #: a title.
 _PLACEHOLDER_PHRASES = frozenset((
@@ -223,4 +251,4 @@ def only_titles(text: str) -> bool:
     return seen
 
 
-__all__ = ["metadata_line", "offers_nothing", "only_titles", "placeholder_line", "prose_sentence"]
+__all__ = ["metadata_line", "offers_nothing", "only_titles", "placeholder_line", "prose_sentence", "service_error"]
