@@ -240,3 +240,30 @@ def test_an_account_of_a_first_guess_gives_it_up(paper: object, other: object, k
 ])
 def test_ranked_candidates_examples(output: str, composite: float) -> None:
     assert grade("1406.2661/author", output).composite == composite
+
+
+# ------------------------------------------------------------- a checklist's cross mark rejects its entry
+
+#: Checklist layouts, ``{kept}`` marked as kept and ``{crossed}`` crossed out (either order, any cross mark).
+CHECKLISTS = [
+    "✅ {kept}\n❌ {crossed}",
+    "❌ {crossed}\n✅ {kept}",
+    "- ✔ {kept}\n- ✗ {crossed}",
+    "1. ✘ {crossed}\n2. ✓ {kept}",
+    "{kept}\n✖️ {crossed}",
+]
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), kind=st.sampled_from(KINDS),
+       form=st.sampled_from(CHECKLISTS), right_kept=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_crossed_out_entry_is_no_candidate(paper: object, other: object, kind: str, form: str,
+                                             right_kept: bool) -> None:
+    """A cross mark (❌ ✗ ✘ ✖) before an entry rejects it, as "Wrong: B" does, so the entry kept is graded:
+    right when the right answer is kept, wrong when it is the one crossed out (issue 17 class 5)."""
+    if paper is other or not _distinct(paper, other, kind):
+        return
+    right, wrong = _value(paper, kind), _value(other, kind)
+    kept, crossed = (right, wrong) if right_kept else (wrong, right)
+    g = grade(f"{paper.arxiv_id}/{kind}", form.format(kept=kept, crossed=crossed))  # type: ignore[attr-defined]
+    assert g.correctness == (1.0 if right_kept else 0.0), (form, kept, crossed, g.feedback)

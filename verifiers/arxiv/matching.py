@@ -282,7 +282,8 @@ CLAUSE_WINDOW = 300
 #: "disregard A" and every other imperative of rejection ("Scratch A.", "drop A", "rule out A"; not "scratch that",
 #: which retracts what came before) reject A as "not A" does ("don't forget A" does not), and so does a negated
 #: choice ("don't go with A", "do not use A", "I wouldn't say A").  An account of an answer given up
-#: rejects it too: "I used to think A", "I retract A", "Wrong: A" (a line label), struck text ("<s>A</s>", "~~A~~").
+#: rejects it too: "I used to think A", "I retract A", "Wrong: A" (a line label), struck text ("<s>A</s>", "~~A~~"),
+#: a cross mark before it ("❌ A", "✗ A": a checklist's verdict, as a "✅ B" beside it is the one kept).
 NEGATION_BEFORE_RE = re.compile(
     r"(?:(?<!\bif\s)\bnot|n[’']t|\bnever|\bno\s+longer|\brather\s+than|\binstead\s+of|\bas\s+opposed\s+to|\bother\s+than"
     r"|\bunlike|\bexcept(?:\s+for)?|\bneither|\bnor|(?<!n[’']t\s)(?<!never\s)\bforget(?:\s+about)?|\bdisregard"
@@ -293,7 +294,7 @@ NEGATION_BEFORE_RE = re.compile(
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that"
     r"|go|going|with|pick|choose|use|select|answer|say|put|trust|accept|submit|cite|mean)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$"
-    r"|(?:<(?:s|del|strike)>|~~)[\"“‘'`*_(\[]*$",
+    r"|(?:<(?:s|del|strike)>|~~|[❌✗✘✖]\ufe0f?[ \t:]*)[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
 #: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait"); "A (no, not B)"
@@ -568,7 +569,10 @@ class KeyTable:
                       for members, none in zip(self._members, self._none, strict=True)])
 
 
-_has_negation_key = contains_any(_NEGATION_KEYS)
+#: The cross marks NEGATION_BEFORE_RE reads as a rejection ("❌ A"): keys only where the text is not ASCII.
+_CROSS_MARKS: tuple[str, ...] = ("❌", "✗", "✘", "✖")
+_has_negation_key_ascii = contains_any(_NEGATION_KEYS)
+_has_negation_key = contains_any(_NEGATION_KEYS + _CROSS_MARKS)
 _has_metadata_key = contains_any(_METADATA_KEYS)
 #: Every match of ``REFUSAL_RE``'s lower-case twin in ASCII text starts at a word's start with one of these: the
 #: first words of its alternatives ("i" before a space, an apostrophe or "m"); only there is it tried.
@@ -1246,6 +1250,10 @@ def prose_line(item: str) -> bool:
     return any(w[:1].islower() and w not in FUNCTION_WORDS for w in words)
 
 
+#: A list item (after its marker) opening with a cross mark: a checklist's rejected entry.
+_CROSS_MARK_ITEM_RE = re.compile(r"[ \t]*(?:[-*•+]|\d{1,2}[.)])?[ \t]*[❌✗✘✖]")
+
+
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool], kind: str | None = None) -> bool:
     """Whether a list item offers a candidate on its own (``offered`` of its text without marker, label and
     quotes); a label naming another field ("Authors:", "Year:"; with ``kind``, the field graded, also "First
@@ -1255,6 +1263,8 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     (:func:`table_row`).  A lead-in ending in a colon or an unfinished copula (``_LEAD_IN_END_RE``) offers no
     title."""
     item = text[span[0]:span[1]]
+    if not item.isascii() and _CROSS_MARK_ITEM_RE.match(item):
+        return False  # "❌ B" beside "✅ A": a checklist's verdict rejects B (as NEGATION_BEFORE_RE reads it)
     if item.lstrip().startswith("|"):
         row = table_row(item)
         if row is None:
@@ -1844,7 +1854,7 @@ class Response:
         lo = start - WINDOW if start > WINDOW else 0
         # each key search is a cheap necessary condition of the pattern after it (one C call for all the keys)
         if self.ascii:  # the lower-case twins on ``lower`` (see :class:`CaseFree`), called directly
-            if _has_negation_key(lower[lo:start]) and _NEGATION_BEFORE.twin.search(
+            if _has_negation_key_ascii(lower[lo:start]) and _NEGATION_BEFORE.twin.search(
                     lower, lo, start):
                 return False
             if _CORRECTION_AFTER.twin.match(lower, end, end + WINDOW) is not None:
