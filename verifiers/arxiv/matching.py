@@ -1250,6 +1250,29 @@ def prose_line(item: str) -> bool:
     return any(w[:1].islower() and w not in FUNCTION_WORDS for w in words)
 
 
+#: A citation manager's field tag opening a record's line: RIS's two characters then " - " (group 1: "TY", "TI",
+#: "AU", "PY"; RIS spec, Research Information Systems), EndNote's "%" and one character (group 2: "%0", "%T", "%A",
+#: "%D"), or a BibTeX entry's header "@article{key," (neither group: the citation key names no one).
+RECORD_TAG_RE = re.compile(r"[ \t]*(?:([A-Z][A-Z0-9])[ \t]+-(?:[ \t]+|$)|%([0-9A-Z])(?:[ \t]+|$)"
+                           r"|@[a-z]+[ \t]*\{[^,\s{}]*,[ \t]*$)", re.MULTILINE)
+#: The fields the RIS and EndNote tags name (the others: the record's type, journal, URL, DOI, ... name none).
+_RECORD_TAG_FIELDS: dict[str, str] = {"TI": "title", "T1": "title", "AU": "author", "A1": "author", "PY": "year",
+                                      "Y1": "year", "DA": "year", "T": "title", "A": "author", "D": "year"}
+
+
+def record_tag(text: str, start: int, end: int) -> tuple[str, str | None] | None:
+    """The citation manager's tag opening the line ``text[start:end]`` (:data:`RECORD_TAG_RE`) and the field it
+    names ("author", "title", "year" or ``None``), or ``None`` when the line opens with none; a BibTeX entry's
+    header gives the tag "@"."""
+    if not ("-" in text[start:end] or "%" in text[start:end] or "@" in text[start:end]):
+        return None  # one cheap test for the lines of every other text
+    tag = RECORD_TAG_RE.match(text, start, end)
+    if tag is None:
+        return None
+    key = tag.group(1) or tag.group(2)
+    return (key, _RECORD_TAG_FIELDS.get(key)) if key else ("@", None)
+
+
 #: A list item (after its marker) opening with a cross mark: a checklist's rejected entry.
 _CROSS_MARK_ITEM_RE = re.compile(r"[ \t]*(?:[-*•+]|\d{1,2}[.)])?[ \t]*[❌✗✘✖]")
 
@@ -1265,6 +1288,9 @@ def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool]
     item = text[span[0]:span[1]]
     if not item.isascii() and _CROSS_MARK_ITEM_RE.match(item):
         return False  # "❌ B" beside "✅ A": a checklist's verdict rejects B (as NEGATION_BEFORE_RE reads it)
+    tagged = record_tag(text, span[0], span[1])
+    if tagged is not None and (tagged[1] is None or kind and tagged[1] != kind):
+        return False  # a citation record's other field ("TY  - JOUR", "%0 Journal Article", "@article{key,")
     if item.lstrip().startswith("|"):
         row = table_row(item)
         if row is None:
