@@ -60,9 +60,9 @@ from verifiers.arxiv.matching import (
     CORRECTION_AFTER_RE,
     ID_RE,
     INITIALS_AFTER_RE,
+    LIST_ITEM,
     MAX_GRADED_CHARS,
     METADATA_IN_BRACKET_RE,
-    RECORD_TAG_RE,
     REFUSAL_RE,
     TITLE_RUN_RE,
     WINDOW,
@@ -1659,7 +1659,7 @@ def _explicit_position(text: str, start: int) -> int | None:
             return text.count('"', opening, start) // 2 + 1  # {"authors": ["X", "Y"]}: the element's place
     tagged = record_tag(text, line_start, start)
     if tagged is not None and tagged[1] == "author":  # RIS "AU  - X" / EndNote "%A X": one tag a name, in order
-        if RECORD_TAG_RE.match(text, line_start, start).end() != start:  # type: ignore[union-attr]
+        if tagged[2] != start:
             return None
         prefix = "%" + tagged[0] if len(tagged[0]) == 1 else tagged[0]  # EndNote's tags are "%" and one character
         same = re.compile(rf"^[ \t]*{re.escape(prefix)}[ \t]", re.MULTILINE)  # its earlier lines: co-authors before
@@ -1783,14 +1783,12 @@ _CUE_LINK_RE = re.compile(r"(?:[\s*_\"'“‘”’()\[\]|/:=,;–—-]|#?[0-9]{
                           r"|i(?!\.)|i['’]d|think|say|my)\b)*")
 
 
-#: A list item's marker: a bullet or a number with its full stop or bracket ("-", "•", "2.", "3)").
-_LIST_ITEM = r"(?:[-*•+]|[0-9]{1,2}[.)])"
 #: From a list's first item on, the list's lines: each later item opens with a list marker, blank lines between.
-_LIST_UNDER_CUE_RE = re.compile(r"[^\n]*(?:(?:\n[ \t]*)+(?=" + _LIST_ITEM + r"[ \t])[^\n]*)*")
+_LIST_UNDER_CUE_RE = re.compile(r"[^\n]*(?:(?:\n[ \t]*)+(?=" + LIST_ITEM + r"[ \t])[^\n]*)*")
 
 
 #: A list item's first word, capitalised (markup skipped): group 1 ("2. **Kingma** — ...").
-_ITEM_NAME_RE = re.compile(r"\n[ \t]*" + _LIST_ITEM + r"[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+)")
+_ITEM_NAME_RE = re.compile(r"\n[ \t]*" + LIST_ITEM + r"[ \t*_\"'“‘]*((?-i:[A-Z])[^\W\d_]+)")
 
 
 def _names_under_listing_cue(m: PaperMatcher, r: Response, committed: list[tuple[int, int]]) -> bool:
@@ -1879,9 +1877,9 @@ _ANSWER_SLOT_BEFORE_RE = re.compile(
     r"(?:(?<![^\W_])(?:is|was|by|it[’']s|maybe|perhaps|probably|possibly|or|and|say"
     r"|(?:option|candidate|choice)[ \t]+[a-h0-9][.)])|[:,/]|\s[–—-])[ \t*_\"'“‘]*\Z", re.IGNORECASE)
 #: ... or a list item's start, where a spaced dash may end the name too ("1. **He** — proposed in 2015") ...
-_ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"[ \t*_\"'“‘]*\Z")
+_ITEM_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + LIST_ITEM + r"[ \t*_\"'“‘]*\Z")
 #: ... or the start of a line (a list marker skipped) ...
-_LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + _LIST_ITEM + r"?[ \t*_\"'“‘]*\Z")
+_LINE_SLOT_BEFORE_RE = re.compile(r"(?:^|(?<=\n))[ \t]*" + LIST_ITEM + r"?[ \t*_\"'“‘]*\Z")
 #: ... and after it, the name ends (a stop, a closing bracket or tag, the line's end) or another name follows as an
 #: alternative or in a list ("He or Zhang", "He, or Zhang", "He and Zhang"); after a label, copula or "by" a comma
 #: or a bracket may end it too ("is He, with Zhang", "is He (Microsoft Research)"), and so may a spaced dash

@@ -278,6 +278,12 @@ CLAUSE_WINDOW = 300
 
 # ----------------------------------------------------------------------------------- negations, corrections
 
+#: The cross marks that reject what follows them ("❌ A": a checklist's verdict).
+_CROSS_MARKS: tuple[str, ...] = ("❌", "✗", "✘", "✖")
+_CROSS_MARK_CLASS = "[" + "".join(_CROSS_MARKS) + "]"
+#: A list item's marker: a bullet or a number with its full stop or bracket ("-", "•", "2.", "3)").
+LIST_ITEM = r"(?:[-*•+]|[0-9]{1,2}[.)])"
+
 #: A negator governing what follows it (up to three linking words and an opening quote); "forget A", "ignore A",
 #: "disregard A" and every other imperative of rejection ("Scratch A.", "drop A", "rule out A"; not "scratch that",
 #: which retracts what came before) reject A as "not A" does ("don't forget A" does not), and so does a negated
@@ -294,7 +300,7 @@ NEGATION_BEFORE_RE = re.compile(
     r"|by|id|identifier|title|author|paper|arxiv|called|titled|named|written|submitted|published|it|that"
     r"|go|going|with|pick|choose|use|select|answer|say|put|trust|accept|submit|cite|mean)"
     r"[\s:]+){0,3}[\"“‘'`*_(\[]*$"
-    r"|(?:<(?:s|del|strike)>|~~|[❌✗✘✖]\ufe0f?[ \t:]*)[\"“‘'`*_(\[]*$",
+    r"|(?:<(?:s|del|strike)>|~~|" + _CROSS_MARK_CLASS + r"\ufe0f?[ \t:]*)[\"“‘'`*_(\[]*$",
     re.IGNORECASE,
 )
 #: A correction right after a candidate ("? No -", ", or rather", ", sorry,", " is wrong", "wait"); "A (no, not B)"
@@ -569,8 +575,7 @@ class KeyTable:
                       for members, none in zip(self._members, self._none, strict=True)])
 
 
-#: The cross marks NEGATION_BEFORE_RE reads as a rejection ("❌ A"): keys only where the text is not ASCII.
-_CROSS_MARKS: tuple[str, ...] = ("❌", "✗", "✘", "✖")
+#: The cross marks are keys only where the text is not ASCII.
 _has_negation_key_ascii = contains_any(_NEGATION_KEYS)
 _has_negation_key = contains_any(_NEGATION_KEYS + _CROSS_MARKS)
 _has_metadata_key = contains_any(_METADATA_KEYS)
@@ -1260,21 +1265,21 @@ _RECORD_TAG_FIELDS: dict[str, str] = {"TI": "title", "T1": "title", "AU": "autho
                                       "Y1": "year", "DA": "year", "T": "title", "A": "author", "D": "year"}
 
 
-def record_tag(text: str, start: int, end: int) -> tuple[str, str | None] | None:
-    """The citation manager's tag opening the line ``text[start:end]`` (:data:`RECORD_TAG_RE`) and the field it
-    names ("author", "title", "year" or ``None``), or ``None`` when the line opens with none; a BibTeX entry's
-    header gives the tag "@"."""
+def record_tag(text: str, start: int, end: int) -> tuple[str, str | None, int] | None:
+    """The citation manager's tag opening the line ``text[start:end]`` (:data:`RECORD_TAG_RE`), the field it
+    names ("author", "title", "year" or ``None``) and where the tag ends, or ``None`` when the line opens with
+    none; a BibTeX entry's header gives the tag "@"."""
     if not ("-" in text[start:end] or "%" in text[start:end] or "@" in text[start:end]):
         return None  # one cheap test for the lines of every other text
     tag = RECORD_TAG_RE.match(text, start, end)
     if tag is None:
         return None
     key = tag.group(1) or tag.group(2)
-    return (key, _RECORD_TAG_FIELDS.get(key)) if key else ("@", None)
+    return (key, _RECORD_TAG_FIELDS.get(key), tag.end()) if key else ("@", None, tag.end())
 
 
 #: A list item (after its marker) opening with a cross mark: a checklist's rejected entry.
-_CROSS_MARK_ITEM_RE = re.compile(r"[ \t]*(?:[-*•+]|\d{1,2}[.)])?[ \t]*[❌✗✘✖]")
+_CROSS_MARK_ITEM_RE = re.compile(r"[ \t]*" + LIST_ITEM + r"?[ \t]*" + _CROSS_MARK_CLASS)
 
 
 def item_offers(text: str, span: tuple[int, int], offered: Callable[[str], bool], kind: str | None = None) -> bool:
